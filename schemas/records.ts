@@ -1,0 +1,131 @@
+// TypeScript shapes of the Avro records in schemas/*.avsc (kept in step by schemas/schemas.test.ts).
+
+export type DiscoveryKind = 'seed' | 'link' | 'redirect' | 'sitemap' | 'recrawl';
+export type FetchKind = 'page' | 'robots';
+
+export interface DiscoveredUrl {
+  url: string;
+  source_url: string;
+  depth: number;
+  anchor: string;
+  via: DiscoveryKind;
+  redirect_hops: number;
+  discovered_at: number;
+}
+
+export interface CanonicalUrl {
+  url: string;
+  host: string;
+  depth: number;
+  source_url: string;
+  via: DiscoveryKind;
+  redirect_hops: number;
+  discovered_at: number;
+}
+
+export interface FetchRequest {
+  fetch_id: string;
+  url: string;
+  host: string;
+  kind: FetchKind;
+  depth: number;
+  attempt: number;
+  via: DiscoveryKind;
+  source_url: string;
+  redirect_hops: number;
+  delay_ms: number;
+  released_at: number;
+  if_none_match: string;
+  if_modified_since: string;
+}
+
+export interface FetchResult {
+  fetch_id: string;
+  url: string;
+  host: string;
+  kind: FetchKind;
+  depth: number;
+  attempt: number;
+  via: DiscoveryKind;
+  source_url: string;
+  redirect_hops: number;
+  status: number;
+  error: string;
+  final_url: string;
+  redirect_chain: string[];
+  headers: Record<string, string>;
+  started_at: number;
+  elapsed_ms: number;
+  ttfb_ms: number;
+  bytes: number;
+  wire_bytes: number;
+  content_type: string;
+  charset: string;
+  truncated: boolean;
+  retry_after_ms: number;
+  conditional: boolean;
+  remote_address: string;
+  body_encoding: 'identity' | 'gzip';
+  body: Buffer;
+}
+
+export interface Link {
+  url: string;
+  anchor: string;
+  nofollow: boolean;
+}
+
+export interface ParsedPage {
+  fetch_id: string;
+  url: string;
+  host: string;
+  depth: number;
+  status: number;
+  final_url: string;
+  fetched_at: number;
+  content_type: string;
+  title: string;
+  canonical: string;
+  lang: string;
+  meta_noindex: boolean;
+  meta_nofollow: boolean;
+  text_length: number;
+  content_hash: string;
+  /** 8 bytes, big-endian. */
+  simhash: Buffer;
+  links: Link[];
+  parser_version: string;
+  error: string;
+}
+
+export interface SimhashBand {
+  band: number;
+  url: string;
+  host: string;
+  fetch_id: string;
+  simhash: Buffer;
+  content_hash: string;
+  fetched_at: number;
+}
+
+export interface Duplicate {
+  url: string;
+  host: string;
+  fetch_id: string;
+  duplicate_of: string;
+  duplicate_of_fetched_at: number;
+  kind: 'exact' | 'near';
+  distance: number;
+  detected_at: number;
+}
+
+export interface DeadLetter {
+  topic: string;
+  partition: number;
+  offset: number;
+  key: string;
+  processor: string;
+  reason: string;
+  value: Buffer;
+  failed_at: number;
+}

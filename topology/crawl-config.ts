@@ -1,0 +1,75 @@
+// Options that shape a crawl. Crawl-level options must be identical on every worker (Kafka mode
+// carries them in the crawl-config topic); process-level options belong to one process.
+import { readFileSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+  homepage: string;
+};
+
+export const CRAWLSTREAM_VERSION: string = pkg.version;
+export const DEFAULT_USER_AGENT = `crawlstream/${pkg.version} (+${pkg.homepage})`;
+
+export interface CrawlConfig {
+  /** The User-Agent header sent with every request. */
+  userAgent: string;
+  /** The robots.txt product token matched against User-agent lines (RFC 9309 §2.2.1). */
+  productToken: string;
+  maxDepth: number;
+  /** 0 means no global limit. */
+  maxPages: number;
+  maxPagesPerHost: number;
+  /** Least time between the end of one request to a host and the start of the next. */
+  defaultDelayMs: number;
+  fetchTimeoutMs: number;
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  /** Cap on the body, applied to the bytes on the wire and again after decompression. */
+  maxBodyBytes: number;
+  maxUrlLength: number;
+  /** Attempts per URL for 5xx, 429 and network errors, the first included. */
+  maxAttempts: number;
+  maxRedirects: number;
+  robotsCacheMs: number;
+  /** Trap guards. */
+  maxRepeatedPathSegments: number;
+  maxQueryParams: number;
+  /** Process-level: CIDRs opened despite the private/loopback/link-local refusal. */
+  allowNetworks: string[];
+}
+
+export function productTokenOf(userAgent: string): string {
+  const token = userAgent.trim().split(/[\/\s]/, 1)[0] ?? '';
+  return token.toLowerCase() || 'crawlstream';
+}
+
+export function defaultCrawlConfig(overrides: Partial<CrawlConfig> = {}): CrawlConfig {
+  const userAgent = overrides.userAgent ?? DEFAULT_USER_AGENT;
+  return {
+    userAgent,
+    productToken: productTokenOf(userAgent),
+    maxDepth: 16,
+    maxPages: 0,
+    maxPagesPerHost: 10_000,
+    defaultDelayMs: 1_000,
+    fetchTimeoutMs: 30_000,
+    connectTimeoutMs: 10_000,
+    headersTimeoutMs: 15_000,
+    maxBodyBytes: 10 * 1024 * 1024,
+    maxUrlLength: 2_048,
+    maxAttempts: 3,
+    maxRedirects: 5,
+    robotsCacheMs: 24 * 60 * 60 * 1000,
+    maxRepeatedPathSegments: 3,
+    maxQueryParams: 12,
+    allowNetworks: [],
+    ...overrides,
+  };
+}
+
+/** The options that every worker of one crawl must agree on. */
+export const CRAWL_LEVEL_OPTIONS = [
+  'userAgent', 'productToken', 'maxDepth', 'maxPages', 'maxPagesPerHost', 'defaultDelayMs', 'fetchTimeoutMs',
+  'connectTimeoutMs', 'headersTimeoutMs', 'maxBodyBytes', 'maxUrlLength', 'maxAttempts', 'maxRedirects',
+  'robotsCacheMs', 'maxRepeatedPathSegments', 'maxQueryParams',
+] as const satisfies readonly (keyof CrawlConfig)[];
