@@ -1,0 +1,121 @@
+// Measures what HttpFetcher costs on top of plain undici, against a loopback server in a child process
+// (so server work does not share the event loop). Not part of the test suite.
+//   node dist/fetching/fetcher-bench.js [--requests 20000] [--concurrency 64] [--codec]
+import { fork } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { Agent, request } from 'undici';
+import { compressBody } from './body-codec.js';
+import { HttpFetcher } from './http-fetcher.js';
+
+const HOST = '127.0.0.2';
+
+function page(bytes: number): Buffer {
+  let html = '<!doctype html><html><head><title>bench</title></head><body>';
+  for (let i = 0; html.length < bytes - 30; i++) {
+    html += `<p>paragraph ${(i * 7919) % 10007} with a <a href="/p/${(i * 104729) % 99991}.html">link</a> and text</p>\n`;
+  }
+  return Buffer.from(html + '</body></html>');
+}
+
+function serve(): void {
+  const plain = page(18 * 1024);
+  const gz = gzipSync(plain);
+  const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
+    const gzip = req.url?.startsWith('/gz');
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': gzip ? gz.length : plain.length,
+      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+    });
+    res.end(gzip ? gz : plain);
+  });
+  server.listen(0, HOST, () => process.send?.((server.address() as AddressInfo).port));
+}
+
+async function run(label: string, total: number, concurrency: number, one: (i: number) => Promise<number>) {
+  let next = 0;
+  let bytes = 0;
+  const started = performance.now();
+  const cpu0 = process.cpuUsage();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < total) {
+      const n = await one(next++);
+      bytes += n;
+    }
+  }));
+  const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpu0);
+  // Client-process CPU per request is the fetcher's real cost; wall time also depends on the server.
+  const cpuUs = (cpu.user + cpu.system) / total;
+  console.log(`${label.padEnd(48)} ${(total / (ms / 1000)).toFixed(0).padStart(6)} req/s  ` +
+    `${((ms * 1000) / total).toFixed(1).padStart(6)} µs wall/req  ${cpuUs.toFixed(1).padStart(6)} µs CPU/req  ` +
+    `${(bytes / 1024 / 1024 / (ms / 1000)).toFixed(1)} MiB/s decoded`);
+  return cpuUs;
+}
+
+function codecBench(): void {
+  const body = page(18 * 1024);
+  for (const level of [1, 6]) {
+    const n = 3000;
+    for (let i = 0; i < 300; i++) gzipSync(body, { level });
+    const t = performance.now();
+    let size = 0;
+    for (let i = 0; i < n; i++) size = gzipSync(body, { level }).length;
+    console.log(`gzip level ${level} on ${body.length}-byte page: ${(((performance.now() - t) * 1000) / n).toFixed(1)} µs, ` +
+      `${size} bytes (${((100 * size) / body.length).toFixed(1)}%)`);
+  }
+  const t = performance.now();
+  for (let i = 0; i < 3000; i++) compressBody(body);
+  console.log(`compressBody (chosen level): ${(((performance.now() - t) * 1000) / 3000).toFixed(1)} µs per page`);
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args.includes('--serve')) return serve();
+  const opt = (name: string, d: number) => {
+    const i = args.indexOf(name);
+    return i === -1 ? d : Number(args[i + 1]);
+  };
+  const total = opt('--requests', 20_000);
+  const concurrency = opt('--concurrency', 64);
+  if (args.includes('--codec')) return codecBench();
+
+  const child = fork(process.argv[1], ['--serve'], { stdio: 'inherit' });
+  const port = await new Promise<number>((resolve) => child.once('message', (p) => resolve(Number(p))));
+  const base = `http://${HOST}:${port}`;
+  const fetcher = new HttpFetcher({
+    userAgent: 'crawlstream-bench/1.0', connectTimeoutMs: 5000, headersTimeoutMs: 5000, totalTimeoutMs: 10_000,
+    maxBodyBytes: 10 * 1024 * 1024, allowNetworks: ['127.0.0.0/8'], maxConnections: 256,
+  });
+  const agent = new Agent({ connections: 256, pipelining: 1 });
+  const viaFetcher = (path: string) => async () => {
+    const o = await fetcher.fetch(base + path);
+    if (o.status !== 200 || o.error) throw new Error(o.error || `status ${o.status}`);
+    return o.bytes;
+  };
+  const viaUndici = (path: string) => async () => {
+    const r = await request(base + path, { dispatcher: agent, headers: { 'user-agent': 'crawlstream-bench/1.0' } });
+    return Buffer.from(await r.body.arrayBuffer()).length;
+  };
+  try {
+    for (const [label, fn] of [['warm-up', viaFetcher('/')], ['warm-up', viaUndici('/')]] as const) {
+      await run(label, 2000, concurrency, fn);
+    }
+    const seqN = Math.min(total, 5000);
+    const seqFetcher = await run('sequential, HttpFetcher, 18 KB identity', seqN, 1, viaFetcher('/'));
+    const seqUndici = await run('sequential, undici.request, 18 KB identity', seqN, 1, viaUndici('/'));
+    const parUndici = await run(`c=${concurrency}, undici.request, 18 KB identity`, total, concurrency, viaUndici('/'));
+    const parFetcher = await run(`c=${concurrency}, HttpFetcher, 18 KB identity`, total, concurrency, viaFetcher('/'));
+    await run(`c=${concurrency}, HttpFetcher, 18 KB page, gzip on the wire`, total, concurrency, viaFetcher('/gz'));
+    console.log(`HttpFetcher CPU overhead over undici.request: ${(seqFetcher - seqUndici).toFixed(1)} µs/request ` +
+      `sequential, ${(parFetcher - parUndici).toFixed(1)} µs/request at c=${concurrency}`);
+  } finally {
+    await fetcher.close();
+    await agent.close();
+    child.kill();
+  }
+}
+
+void main();

@@ -1,0 +1,289 @@
+// One HTTP GET per call, for the crawler's fetch stage. The fetcher is a guest on hostile servers: it
+// never throws, never follows redirects, and every limit (time, bytes on the wire, bytes after
+// decompression, sockets, destinations) is enforced here rather than trusted to the server.
+import { isIP } from 'node:net';
+import { Agent, buildConnector } from 'undici';
+import { DnsCache, DnsLookupError, filterAllowed, policyLookup, type Resolver } from './dns-cache.js';
+import { NetworkPolicy } from './network-policy.js';
+import { ResponseCollector, type ErrorKind } from './response-collector.js';
+import { parseContentType, resolveLocation } from './response-head.js';
+import { parseRetryAfter } from './retry-after.js';
+import { SocketBudget, originKey } from './socket-budget.js';
+
+export type { ErrorKind } from './response-collector.js';
+
+export interface FetcherOptions {
+  userAgent: string;
+  connectTimeoutMs: number; headersTimeoutMs: number; totalTimeoutMs: number; // total = whole request incl. body
+  maxBodyBytes: number;          // applied to bytes on the wire AND again after decompression (default 10 MiB)
+  allowNetworks: string[];       // CIDRs opened despite the private/loopback/link-local refusal
+  maxConnections?: number;       // total sockets (default 256); keep-alive reuse per origin
+  dnsCacheMs?: number;           // default 5 minutes
+  /** Replaces system DNS (tests, synthetic webs); its answers still go through the network policy. */
+  resolve?: Resolver;
+}
+
+export interface FetchOutcome {
+  status: number;                // 0 when no response was received
+  error: string;                 // '' on success, else '<kind>: <what happened, with numbers>'
+  errorKind: ErrorKind;
+  headers: Record<string, string>;  // lowercased names; at most 64 headers, values capped at 2 KB
+  body: Buffer;                  // decoded (decompressed) body, at most maxBodyBytes; partial bodies are kept
+  bytes: number; wireBytes: number; truncated: boolean;
+  contentType: string;           // media type only, lowercased, e.g. 'text/html'
+  charset: string;               // from Content-Type header only ('' if none)
+  startedAt: number;             // epoch ms when the request started
+  elapsedMs: number; ttfbMs: number;
+  remoteAddress: string;
+  location: string;              // absolute, resolved against the URL, for 3xx; '' otherwise
+  retryAfterMs: number;          // parsed Retry-After for any status, 0 if absent/invalid
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+const ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+function positive(name: string, value: number | undefined, fallback?: number): number {
+  const v = value ?? fallback;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
+    throw new Error(`FetcherOptions.${name} must be a positive number of ${name.endsWith('Ms') ? 'ms' : 'units'}, got ${value}`);
+  }
+  return Math.floor(v);
+}
+
+export class HttpFetcher {
+  private readonly userAgent: string;
+  private readonly connectTimeoutMs: number;
+  private readonly headersTimeoutMs: number;
+  private readonly totalTimeoutMs: number;
+  private readonly maxBodyBytes: number;
+  private readonly policy: NetworkPolicy;
+  private readonly dns: DnsCache;
+  private readonly budget: SocketBudget;
+  private readonly agent: Agent;
+  private closed = false;
+
+  /** @throws Error on invalid options, e.g. a malformed CIDR in allowNetworks. */
+  constructor(options: FetcherOptions) {
+    this.userAgent = String(options.userAgent ?? '').trim();
+    if (!this.userAgent || /[\r\n]/.test(this.userAgent)) throw new Error('FetcherOptions.userAgent must be a one-line, non-empty string');
+    this.connectTimeoutMs = positive('connectTimeoutMs', options.connectTimeoutMs);
+    this.headersTimeoutMs = positive('headersTimeoutMs', options.headersTimeoutMs);
+    this.totalTimeoutMs = positive('totalTimeoutMs', options.totalTimeoutMs);
+    this.maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES);
+    const maxConnections = positive('maxConnections', options.maxConnections, 256);
+    this.policy = new NetworkPolicy(options.allowNetworks ?? []);
+    this.dns = new DnsCache(options.dnsCacheMs ?? 5 * 60_000, options.resolve);
+    this.budget = new SocketBudget(maxConnections);
+    const connector = buildConnector({ timeout: this.connectTimeoutMs, lookup: policyLookup(this.dns, this.policy) });
+    this.agent = new Agent({
+      connect: this.budget.wrap(connector as never) as never,
+      connections: maxConnections, // per origin; the budget keeps the total under the same number
+      pipelining: 1,
+      headersTimeout: this.headersTimeoutMs,
+      bodyTimeout: this.totalTimeoutMs,
+      keepAliveTimeout: 10_000,
+      keepAliveMaxTimeout: 60_000,
+    });
+  }
+
+  /** Never throws, never follows redirects (the crawler re-schedules each hop itself). */
+  async fetch(url: string, init?: { headers?: Record<string, string>; signal?: AbortSignal }): Promise<FetchOutcome> {
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    try {
+      return await this.run(url, init ?? {}, startedAt, t0);
+    } catch (err) {
+      return failure(startedAt, t0, 'protocol', `internal error while fetching: ${(err as Error)?.message ?? err}`);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.budget.close();
+    await this.agent.close();
+  }
+
+  private async run(
+    rawUrl: string,
+    init: { headers?: Record<string, string>; signal?: AbortSignal },
+    queuedAt: number,
+    queuedT0: number,
+  ): Promise<FetchOutcome> {
+    let url: URL;
+    try {
+      url = new URL(String(rawUrl));
+    } catch {
+      return failure(queuedAt, queuedT0, 'protocol', `invalid URL "${String(rawUrl).slice(0, 200)}"`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      return failure(queuedAt, queuedT0, 'protocol', `unsupported scheme "${url.protocol}" (only http and https are fetched)`);
+    }
+    const signal = init.signal;
+    if (this.closed) return failure(queuedAt, queuedT0, 'aborted', 'the fetcher was closed');
+    if (signal?.aborted) return failure(queuedAt, queuedT0, 'aborted', 'request aborted by the caller before it started');
+    try {
+      await this.budget.acquire(signal);
+    } catch (err) {
+      return failure(queuedAt, queuedT0, 'aborted', this.closed ? 'the fetcher was closed' : (err as Error).message);
+    }
+    // Time spent queued for a slot is not the server's fault: the request's clock starts now.
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    const key = originKey(url.protocol, url.hostname, url.port);
+    this.budget.begin(key);
+    let settled: Promise<void> = Promise.resolve();
+    try {
+      const r = await this.exchange(url, init, startedAt, t0, key);
+      settled = r.settled;
+      return r.outcome;
+    } finally {
+      // The slot is only free once undici has let go of the socket, not when the caller got its answer.
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        this.budget.end(key);
+        this.budget.release();
+      };
+      const backstop = setTimeout(release, this.connectTimeoutMs + this.totalTimeoutMs);
+      void settled.then(() => {
+        clearTimeout(backstop);
+        release();
+      });
+      backstop.unref();
+    }
+  }
+
+  private async exchange(
+    url: URL,
+    init: { headers?: Record<string, string>; signal?: AbortSignal },
+    startedAt: number,
+    t0: number,
+    key: string,
+  ): Promise<{ outcome: FetchOutcome; settled: Promise<void> }> {
+    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+    const target = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+    const collector = new ResponseCollector({
+      maxBodyBytes: this.maxBodyBytes,
+      startedAt: t0,
+      describeTarget: target,
+      connectTimeoutMs: this.connectTimeoutMs,
+      headersTimeoutMs: this.headersTimeoutMs,
+    });
+    const phase = () => (collector.responseStarted ? 'while reading the body' : 'before a response arrived');
+    const timer = setTimeout(
+      () => collector.stop('timeout', `request exceeded the ${this.totalTimeoutMs} ms total timeout ${phase()}`),
+      this.totalTimeoutMs,
+    );
+    const onAbort = () => collector.stop('aborted', `request aborted by the caller after ${Math.round(performance.now() - t0)} ms ${phase()}`);
+    init.signal?.addEventListener('abort', onAbort, { once: true });
+    if (init.signal?.aborted) onAbort(); // aborted while this request waited for its slot
+    let checkedAddress = '';
+    let dispatched = false;
+    try {
+      const checked = await this.checkDestination(host, collector);
+      if ('kind' in checked) collector.stop(checked.kind, checked.message);
+      else if (!collector.isDecided) {
+        checkedAddress = checked.address;
+        dispatched = true;
+        this.dispatch(url, init.headers, collector);
+      }
+      const c = await collector.result;
+      // undici frees a keep-alive socket for the next request in a setImmediate after the response
+      // ends; returning after it lets the caller's next request to this origin reuse the socket.
+      await new Promise((r) => setImmediate(r));
+      const head = c.head;
+      const { contentType, charset } = parseContentType(head?.first('content-type'));
+      let { errorKind, error } = c;
+      let location = c.status >= 300 && c.status < 400 ? resolveLocation(head?.first('location'), url) : '';
+      if (!errorKind && REDIRECTS.has(c.status) && !location) {
+        errorKind = 'protocol';
+        error = `protocol: ${c.status} redirect without a usable Location header`;
+        location = '';
+      }
+      const outcome: FetchOutcome = {
+        status: c.status,
+        error,
+        errorKind,
+        headers: head ? head.headers : {},
+        body: c.body,
+        bytes: c.body.length,
+        wireBytes: c.wireBytes,
+        truncated: c.truncated,
+        contentType,
+        charset,
+        startedAt,
+        elapsedMs: Math.round(performance.now() - t0),
+        ttfbMs: Math.round(c.ttfbMs),
+        remoteAddress: c.status > 0 ? this.budget.remoteAddress(key) || checkedAddress : '',
+        location,
+        retryAfterMs: parseRetryAfter(head?.first('retry-after'), Date.now()),
+      };
+      // Requests that never reached undici (refused, DNS failure) hold no socket: free their slot now.
+      return { outcome, settled: dispatched ? collector.settled : Promise.resolve() };
+    } finally {
+      clearTimeout(timer);
+      init.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Applies the network policy before any socket exists; the socket's own lookup checks again. */
+  private async checkDestination(
+    host: string,
+    collector: ResponseCollector,
+  ): Promise<{ kind: ErrorKind; message: string } | { address: string }> {
+    let addresses: string[];
+    if (isIP(host)) {
+      addresses = [host];
+    } else {
+      let timer: NodeJS.Timeout | undefined;
+      const slow = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new DnsLookupError(
+          `lookup of ${host} took longer than ${this.connectTimeoutMs} ms`, 'ETIMEOUT')), this.connectTimeoutMs);
+      });
+      try {
+        addresses = await Promise.race([this.dns.resolve(host), slow, collector.result.then(() => [])]);
+      } catch (err) {
+        return { kind: 'dns', message: (err as Error).message };
+      } finally {
+        clearTimeout(timer);
+      }
+      if (addresses.length === 0) return { address: '' }; // decided (timeout or abort) while resolving
+    }
+    const { allowed, refusal } = filterAllowed(addresses, this.policy);
+    if (allowed.length === 0) return { kind: 'network-refused', message: refusal };
+    return { address: allowed[0] };
+  }
+
+  private dispatch(url: URL, extra: Record<string, string> | undefined, collector: ResponseCollector): void {
+    const headers: Record<string, string> = {
+      'user-agent': this.userAgent,
+      accept: ACCEPT,
+      'accept-encoding': 'gzip, deflate, br',
+    };
+    if (extra) for (const [k, v] of Object.entries(extra)) headers[String(k).toLowerCase()] = String(v);
+    try {
+      this.agent.dispatch({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: 'GET',
+        headers,
+        headersTimeout: this.headersTimeoutMs,
+        bodyTimeout: this.totalTimeoutMs,
+      }, collector);
+    } catch (err) {
+      collector.onResponseError(undefined, err as Error);
+    }
+  }
+}
+
+function failure(startedAt: number, t0: number, kind: ErrorKind, message: string): FetchOutcome {
+  return {
+    status: 0, error: `${kind}: ${message}`, errorKind: kind, headers: {}, body: Buffer.alloc(0), bytes: 0, wireBytes: 0,
+    truncated: false, contentType: '', charset: '', startedAt, elapsedMs: Math.round(performance.now() - t0), ttfbMs: 0,
+    remoteAddress: '', location: '', retryAfterMs: 0,
+  };
+}

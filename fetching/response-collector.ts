@@ -1,0 +1,195 @@
+// The undici dispatch handler behind one fetch: it counts and caps wire bytes, feeds the streaming
+// decoder, and turns every way a request can end into exactly one result. Whoever decides first wins
+// (a cap, the decoder, a timer, the caller's abort, undici's end or error); later signals are ignored.
+import type { Dispatcher } from 'undici';
+import { ContentDecoder, parseContentEncoding } from './content-decoder.js';
+import { parseResponseHead, type ResponseHead } from './response-head.js';
+
+export type ErrorKind = '' | 'timeout' | 'connect' | 'dns' | 'network-refused' | 'body-too-large'
+  | 'decompression-bomb' | 'bad-encoding' | 'protocol' | 'aborted';
+
+export interface Collected {
+  status: number;
+  errorKind: ErrorKind;
+  error: string;
+  head: ResponseHead | null;
+  body: Buffer;
+  wireBytes: number;
+  truncated: boolean;
+  ttfbMs: number;
+}
+
+export interface CollectorContext {
+  maxBodyBytes: number;
+  startedAt: number; // performance.now() at the start
+  describeTarget: string; // "host:port" for messages
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+}
+
+const EMPTY = Buffer.alloc(0);
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ENODATA', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA']);
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'EADDRNOTAVAIL', 'ENETDOWN']);
+
+export class ResponseCollector implements Dispatcher.DispatchHandler {
+  /** Resolves with the result once it is decided and the decoder has flushed what it could. */
+  readonly result: Promise<Collected>;
+  /** Resolves when undici is done with the request, i.e. its socket is free again. */
+  readonly settled: Promise<void>;
+  private resolveResult!: (c: Collected) => void;
+  private resolveSettled!: () => void;
+  private controller: Dispatcher.DispatchController | null = null;
+  private decided = false;
+  private status = 0;
+  private head: ResponseHead | null = null;
+  private decoder: ContentDecoder | null = null;
+  private wireBytes = 0;
+  private ttfbMs = 0;
+  private declaredLength = -1;
+
+  constructor(private readonly ctx: CollectorContext) {
+    this.result = new Promise((r) => (this.resolveResult = r));
+    this.settled = new Promise((r) => (this.resolveSettled = r));
+  }
+
+  get isDecided(): boolean {
+    return this.decided;
+  }
+
+  get responseStarted(): boolean {
+    return this.status > 0;
+  }
+
+  /** Ends the request from outside (timer, caller abort); keeps the status and partial body. */
+  stop(kind: ErrorKind, message: string): void {
+    if (this.decided) return;
+    this.decide(kind, message);
+    this.controller?.abort(new Error(`${kind}: ${message}`));
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    // undici may start a request again after an earlier pipeline failure; the newest controller rules.
+    this.controller = controller;
+    if (this.decided) controller.abort(new Error('request already finished'));
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: unknown): void {
+    if (this.decided) return controller.abort(new Error('request already finished'));
+    if (statusCode < 200) return; // interim 1xx responses (e.g. 103 Early Hints) carry no body
+    this.status = statusCode;
+    this.ttfbMs = performance.now() - this.ctx.startedAt;
+    this.head = parseResponseHead(rawHeaderList(controller.rawHeaders ?? headers));
+    const length = Number(this.head.first('content-length'));
+    if (Number.isSafeInteger(length) && length >= 0) this.declaredLength = length;
+    const encoding = parseContentEncoding(this.head.joined('content-encoding'));
+    if ('unsupported' in encoding) {
+      this.stop('bad-encoding', `unsupported Content-Encoding "${encoding.unsupported}"`);
+      return;
+    }
+    this.decoder = new ContentDecoder(encoding.codings, this.ctx.maxBodyBytes, (f) => this.stop(f.kind, f.message));
+    this.decoder.onDrain(() => this.controller?.resume());
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.decided || !this.decoder) return;
+    const room = this.ctx.maxBodyBytes - this.wireBytes;
+    this.wireBytes += chunk.length;
+    if (chunk.length > room) {
+      if (room > 0) this.decoder.write(chunk.subarray(0, room));
+      const declared = this.declaredLength >= 0 ? `; Content-Length declared ${this.declaredLength}` : '';
+      this.stop('body-too-large', `body exceeded the ${this.ctx.maxBodyBytes}-byte limit ` +
+        `(stopped reading after ${this.wireBytes} wire bytes${declared})`);
+      return;
+    }
+    // Decompression slower than the network: stop reading instead of queueing wire bytes in memory.
+    if (!this.decoder.write(chunk)) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    this.resolveSettled();
+    if (this.decided) return;
+    this.decide('', '');
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
+    this.resolveSettled();
+    if (this.decided) return;
+    const { kind, message } = this.classify(err);
+    this.decide(kind, message);
+  }
+
+  private decide(kind: ErrorKind, message: string): void {
+    this.decided = true;
+    const decoder = this.decoder;
+    const flushed = decoder ? decoder.finish(kind === '') : Promise.resolve();
+    void flushed.then(() => {
+      let k = kind;
+      let m = message;
+      // A decoder failure discovered while flushing the tail is the real outcome of a "complete" body.
+      if (k === '' && decoder?.failure) ({ kind: k, message: m } = decoder.failure);
+      decoder?.destroy();
+      this.resolveResult({
+        status: this.status,
+        errorKind: k,
+        error: k ? `${k}: ${m}` : '',
+        head: this.head,
+        body: decoder ? decoder.body() : EMPTY,
+        wireBytes: this.wireBytes,
+        truncated: this.status > 0 && k !== '',
+        ttfbMs: this.ttfbMs,
+      });
+    });
+  }
+
+  private classify(err: Error): { kind: ErrorKind; message: string } {
+    const code = String((err as NodeJS.ErrnoException)?.code ?? '');
+    const detail = err?.message || code || String(err);
+    const target = this.ctx.describeTarget;
+    const afterHeaders = this.status > 0;
+    const got = `${this.wireBytes} body bytes`;
+    if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+      return { kind: 'timeout', message: `connecting to ${target} took longer than ${this.ctx.connectTimeoutMs} ms` };
+    }
+    if (code === 'UND_ERR_HEADERS_TIMEOUT') {
+      return { kind: 'timeout', message: `no response headers from ${target} within ${this.ctx.headersTimeoutMs} ms` };
+    }
+    if (code === 'UND_ERR_BODY_TIMEOUT') return { kind: 'timeout', message: `body stalled after ${got}` };
+    if (code === 'ETIMEDOUT') return { kind: 'timeout', message: `${target}: ${detail}` };
+    if (code === 'ERR_NETWORK_REFUSED') return { kind: 'network-refused', message: detail };
+    if (DNS_CODES.has(code)) return { kind: 'dns', message: detail };
+    if (code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_CLOSED') {
+      return { kind: 'aborted', message: 'the fetcher was closed' };
+    }
+    if (code === 'UND_ERR_INVALID_ARG') return { kind: 'protocol', message: `invalid request: ${detail}` };
+    if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || (code === 'UND_ERR_SOCKET' && /^bad /.test(detail))) {
+      const where = afterHeaders ? ` after ${got}` : '';
+      return { kind: 'protocol', message: `invalid HTTP response from ${target}${where} (${code}: ${detail})` };
+    }
+    if (afterHeaders) {
+      return { kind: 'protocol', message: `response from ${target} broke off after ${got} (${code || err.name}: ${detail})` };
+    }
+    if (code.startsWith('HPE_') || err?.name === 'HTTPParserError' || code === 'UND_ERR_HEADERS_OVERFLOW' || code === 'UND_ERR_INFO') {
+      return { kind: 'protocol', message: `invalid HTTP response from ${target} (${code || err.name}: ${detail})` };
+    }
+    if (CONNECT_CODES.has(code)) return { kind: 'connect', message: `${detail} (${target})` };
+    if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE') {
+      return { kind: 'connect', message: `${target} closed the connection before responding (${code}: ${detail})` };
+    }
+    if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|EPROTO)/.test(code)) {
+      return { kind: 'connect', message: `TLS handshake with ${target} failed (${code}: ${detail})` };
+    }
+    return { kind: 'connect', message: `${target}: ${code ? `${code}: ` : ''}${detail}` };
+  }
+}
+
+function rawHeaderList(raw: unknown): Array<Buffer | string> {
+  if (Array.isArray(raw)) return raw as Array<Buffer | string>;
+  // Parsed form (HTTP/2 or a future undici): { name: value | value[] }
+  const out: string[] = [];
+  if (raw && typeof raw === 'object') {
+    for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
+      for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) out.push(name, String(v));
+    }
+  }
+  return out;
+}
