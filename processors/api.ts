@@ -56,5 +56,10 @@ export interface Processor<V = unknown> {
   punctuate?(now: number, ctx: ProcessorContext): void | Promise<void>;
   /** True while the processor holds work that no input record will trigger (timers, queues). */
   hasPendingWork?(): boolean;
+  /**
+   * The task moved to another worker: stop work in progress at once (e.g. abort requests in
+   * flight). Nothing of it will be committed; the new owner redoes it.
+   */
+  abandon?(): void;
   close?(): void | Promise<void>;
 }

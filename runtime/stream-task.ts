@@ -186,6 +186,16 @@ export class StreamTask {
     for (const { store } of commit.stores) store.writesCommitted();
   }
 
+  /** Stops at once: records in progress are abandoned and nothing more will be committed. */
+  async abandon(): Promise<void> {
+    this.closed = true;
+    this.processor.abandon?.();
+    for (const s of this.stores) s.discardPending();
+    const deadline = Date.now() + 5_000;
+    while ((this.inFlight > 0 || this.busy) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await this.processor.close?.();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     while (this.inFlight > 0 || this.busy) await new Promise((r) => setTimeout(r, 10));

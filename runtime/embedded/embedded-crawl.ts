@@ -7,7 +7,7 @@ import { CrawlBudget } from '../../processors/crawl-budget.js';
 import type { DiscoveredUrl } from '../../schemas/records.js';
 import type { CrawlConfig } from '../../topology/crawl-config.js';
 import { crawlTopology } from '../../topology/crawl-topology.js';
-import { HttpFetcher } from '../../fetching/http-fetcher.js';
+import { createFetcher } from '../crawl-resources.js';
 import { sharedClickHouse } from '../../clickhouse/connection.js';
 import { hostKey } from '../../url/canonicalize.js';
 import { EmbeddedRuntime } from './embedded-runtime.js';
@@ -30,17 +30,6 @@ export interface EmbeddedCrawlOptions {
 export interface CrawlSummary extends CrawlStats {
   elapsedMs: number;
   stoppedEarly: boolean;
-}
-
-export function createFetcher(config: CrawlConfig): HttpFetcher {
-  return new HttpFetcher({
-    userAgent: config.userAgent,
-    connectTimeoutMs: config.connectTimeoutMs,
-    headersTimeoutMs: config.headersTimeoutMs,
-    totalTimeoutMs: config.fetchTimeoutMs,
-    maxBodyBytes: config.maxBodyBytes,
-    allowNetworks: config.allowNetworks,
-  });
 }
 
 export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<CrawlSummary> {

@@ -1,14 +1,14 @@
 // Layout of the embedded runtime's LevelDB: one database per data directory holds every task's
 // stores, every consumer position, the committed end of every log partition, counters and the
 // schema registry — so that one batch can commit all of them together.
-import { ClassicLevel } from 'classic-level';
+import { Level } from 'level';
 import type { InputPosition } from '../input-position.js';
 import type { LogEnd } from './partition-log.js';
 
-export type StateDb = ClassicLevel<Buffer, Buffer>;
+export type StateDb = Level<Buffer, Buffer>;
 
 export async function openStateDb(path: string): Promise<StateDb> {
-  const db = new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  const db = new Level<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
   try {
     await db.open();
   } catch (err) {

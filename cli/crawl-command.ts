@@ -1,0 +1,91 @@
+// crawlstream crawl [URL...] — a crawl on the embedded runtime. Ctrl-C stops cleanly (fetches in
+// flight finish, everything is committed); the same command resumes where it stopped.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { runEmbeddedCrawl } from '../runtime/embedded/embedded-crawl.js';
+import { NetworkPolicy } from '../fetching/network-policy.js';
+import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, intOption, listOption, parse, UsageError } from './options.js';
+import { formatProgress, formatSummary, stderrLogger } from './progress.js';
+
+export const DEFAULT_DATA_DIR = 'crawl-data';
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    ...CRAWL_LEVEL_FLAGS,
+    'seeds-file': { type: 'string' },
+    'data-dir': { type: 'string' },
+    'allow-network': { type: 'string', multiple: true },
+    partitions: { type: 'string' },
+    'clickhouse-url': { type: 'string' },
+    quiet: { type: 'boolean' },
+  });
+  const seeds = [...positionals];
+  const seedsFile = values['seeds-file'] as string | undefined;
+  if (seedsFile) {
+    const text = readFileSync(seedsFile, 'utf8');
+    seeds.push(...text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#')));
+  }
+  const allowNetworks = listOption(values, 'allow-network');
+  let policy: NetworkPolicy;
+  try {
+    policy = new NetworkPolicy(allowNetworks);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const config = crawlConfigFrom(values, { allowNetworks });
+  const dataDir = resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR);
+  const log = stderrLogger();
+  warnAboutRefusedSeeds(seeds, policy, log.warn);
+
+  const abort = new AbortController();
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      log.info('stopping: fetches in flight finish and everything is committed; run the same command to resume (Ctrl-C again to quit at once)');
+      abort.abort();
+    } else {
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const quiet = values.quiet === true;
+  let last = { at: performance.now(), pages: 0 };
+  try {
+    const summary = await runEmbeddedCrawl({
+      dataDir,
+      config,
+      seeds,
+      partitions: intOption(values, 'partitions', 1),
+      clickhouseUrl: values['clickhouse-url'] as string | undefined,
+      log,
+      signal: abort.signal,
+      onProgress: quiet ? undefined : (stats) => {
+        const now = performance.now();
+        const rate = ((stats.pages - last.pages) * 1000) / Math.max(1, now - last.at);
+        last = { at: now, pages: stats.pages };
+        process.stderr.write(formatProgress(stats, rate) + '\n');
+      },
+    });
+    process.stdout.write(formatSummary(summary, dataDir) + '\n');
+    return 0;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+function warnAboutRefusedSeeds(seeds: string[], policy: NetworkPolicy, warn: (m: string) => void): void {
+  for (const seed of seeds) {
+    let host: string;
+    try {
+      host = new URL(seed).hostname.replace(/^\[|\]$/g, '');
+    } catch {
+      continue;
+    }
+    if (!/^[\d.]+$|:/.test(host)) continue; // names are checked when resolved, at fetch time
+    const verdict = policy.check(host);
+    if (!verdict.allowed) warn(`seed ${seed} will not be fetched: ${verdict.reason}`);
+  }
+}

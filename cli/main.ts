@@ -1,0 +1,64 @@
+// crawlstream's command line: one subcommand per file under cli/.
+import { UsageError } from './options.js';
+
+const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<number> }>> = {
+  crawl: () => import('./crawl-command.js'),
+  query: () => import('./query-command.js'),
+  normalize: () => import('./normalize-command.js'),
+  robots: () => import('./robots-command.js'),
+  topics: () => import('./topics-command.js'),
+  worker: () => import('./worker-command.js'),
+  seed: () => import('./seed-command.js'),
+  status: () => import('./status-command.js'),
+};
+
+const USAGE = `usage: crawlstream <command> [options]
+
+  crawl [URL...] [--seeds-file FILE] [--data-dir DIR] [--user-agent UA] [--max-depth N]
+        [--max-pages N] [--max-pages-per-host N] [--default-delay-ms N] [--fetch-timeout-ms N]
+        [--allow-network CIDR]... [--partitions N] [--clickhouse-url URL]
+  query "SQL" [--data-dir DIR | --clickhouse-url URL] [--format json|table]
+  normalize URL...
+  robots FILE --user-agent UA URL...
+
+Kafka mode (services: docker compose up -d, or scripts/dev-services.sh up):
+  topics create --brokers HOST:PORT [--topic-prefix P] [--partitions N]
+  worker --brokers B [--topic-prefix P] --schema-registry URL --clickhouse-url URL
+         [--processors normalize,dedup,schedule,fetch,parse,sink] [--allow-network CIDR]...
+  seed --brokers B [--topic-prefix P] --schema-registry URL [crawl-level options of crawl] URL...
+  status --brokers B [--topic-prefix P] [--wait-idle] [--timeout S]
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(USAGE);
+    return name ? 0 : 2;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    process.stderr.write(`crawlstream: unknown command "${name}"\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    return await (await load()).run(rest);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`crawlstream ${name}: ${err.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`crawlstream ${name}: ${(err as Error).message}\n`);
+    if (process.env.CRAWLSTREAM_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`crawlstream: ${(err as Error).stack ?? err}\n`);
+    process.exitCode = 1;
+  },
+);

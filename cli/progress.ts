@@ -1,0 +1,30 @@
+// Progress lines while a crawl runs and the one-line summary at its end.
+import type { Logger } from '../processors/api.js';
+import type { CrawlStats } from '../runtime/crawl-stats.js';
+import type { CrawlSummary } from '../runtime/embedded/embedded-crawl.js';
+
+export function stderrLogger(): Logger {
+  return {
+    info: (m) => process.stderr.write(`crawlstream: ${m}\n`),
+    warn: (m) => process.stderr.write(`crawlstream: warning: ${m}\n`),
+  };
+}
+
+export function formatProgress(s: CrawlStats, pagesPerSecond: number): string {
+  return [
+    `${s.pages} pages`,
+    `${pagesPerSecond.toFixed(1)} pages/s`,
+    `frontier ${s.frontier}`,
+    `in flight ${s.inFlight}`,
+    `hosts waiting on politeness ${s.hostsWaiting}`,
+    `errors ${s.errors}`,
+  ].join(' | ');
+}
+
+export function formatSummary(s: CrawlSummary, dataDir: string): string {
+  const seconds = s.elapsedMs / 1000;
+  const rate = s.pages / Math.max(seconds, 0.001);
+  const verb = s.stoppedEarly ? 'stopped after' : 'crawled';
+  const left = s.frontier ? `, ${s.frontier} URLs left in the frontier` : '';
+  return `${verb} ${s.pages} pages (${s.errors} errors, ${s.robotsRequests} robots.txt, ${s.duplicates} duplicates) in ${seconds.toFixed(1)} s: ${rate.toFixed(1)} pages/s${left}; data in ${dataDir}`;
+}

@@ -1,0 +1,47 @@
+// crawlstream seed --brokers B --schema-registry URL [crawl-level options] URL...
+// Writes the crawl-level options every worker applies, then the seed URLs into discovered-urls.
+import { crawlTopology } from '../topology/crawl-topology.js';
+import { connectCluster, readCrawlConfig, topologyCodecs, writeCrawlConfig, partitionCount } from '../runtime/kafka/kafka-cluster.js';
+import { partitionFor } from '../topology/partitioning.js';
+import { hostKey } from '../url/canonicalize.js';
+import type { DiscoveredUrl } from '../schemas/records.js';
+import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, parse, UsageError } from './options.js';
+import { brokersOf, KAFKA_FLAGS, required } from './kafka-options.js';
+import { stderrLogger } from './progress.js';
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { ...KAFKA_FLAGS, ...CRAWL_LEVEL_FLAGS, 'schema-registry': { type: 'string' } });
+  if (positionals.length === 0) throw new UsageError('give at least one seed URL');
+  const log = stderrLogger();
+  const cluster = await connectCluster({ brokers: brokersOf(values), prefix: values['topic-prefix'] as string | undefined, log });
+  try {
+    const topology = crawlTopology();
+    const codecs = await topologyCodecs(topology, cluster.names, required(values, 'schema-registry'));
+    const config = crawlConfigFrom(values, (await readCrawlConfig(cluster)) ?? {});
+    await writeCrawlConfig(cluster, config);
+    const partitions = await partitionCount(cluster, 'discovered-urls');
+    const producer = cluster.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    try {
+      const messages = [];
+      for (const url of positionals) {
+        let host: string;
+        try {
+          host = hostKey(new URL(url));
+        } catch {
+          log.warn(`seed ${JSON.stringify(url)} is not a URL; skipped`);
+          continue;
+        }
+        const value: DiscoveredUrl = { url, source_url: '', depth: 0, anchor: '', via: 'seed', redirect_hops: 0, discovered_at: Date.now() };
+        messages.push({ key: host, value: codecs.encode('discovered-urls', value), partition: partitionFor(host, partitions) });
+      }
+      await producer.send({ topic: cluster.names.topic('discovered-urls'), messages });
+      process.stdout.write(`seeded ${messages.length} URL(s); crawl options: depth ≤ ${config.maxDepth}, ≤ ${config.maxPagesPerHost} pages per host, delay ${config.defaultDelayMs} ms, user agent "${config.userAgent}"\n`);
+    } finally {
+      await producer.disconnect();
+    }
+    return 0;
+  } finally {
+    await cluster.close();
+  }
+}

@@ -1,0 +1,70 @@
+// crawlstream status --brokers B [--topic-prefix P] [--wait-idle] [--timeout S]
+import { crawlTopology } from '../topology/crawl-topology.js';
+import { connectCluster, partitionCount, type Cluster } from '../runtime/kafka/kafka-cluster.js';
+import { idleVerdict, readTaskStatuses, topicEnds, type TaskStatus } from '../runtime/kafka/task-status.js';
+import { intOption, parse } from './options.js';
+import { brokersOf, KAFKA_FLAGS } from './kafka-options.js';
+import { stderrLogger } from './progress.js';
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parse(argv, { ...KAFKA_FLAGS, 'wait-idle': { type: 'boolean' }, timeout: { type: 'string' } });
+  const cluster = await connectCluster({ brokers: brokersOf(values), prefix: values['topic-prefix'] as string | undefined, log: stderrLogger() });
+  try {
+    const timeoutS = intOption(values, 'timeout', 1);
+    const deadline = timeoutS ? Date.now() + timeoutS * 1000 : Infinity;
+    if (!values['wait-idle']) {
+      process.stdout.write(await describe(cluster));
+      return 0;
+    }
+    let quiet = 0;
+    let last = '';
+    while (Date.now() < deadline) {
+      const { idle, reason } = await check(cluster);
+      quiet = idle ? quiet + 1 : 0;
+      if (quiet >= 3) {
+        process.stdout.write(await describe(cluster));
+        process.stdout.write(`idle: ${reason}\n`);
+        return 0;
+      }
+      if (reason !== last) process.stderr.write(`waiting: ${reason}\n`);
+      last = reason;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    process.stdout.write(await describe(cluster));
+    process.stderr.write(`not idle after ${timeoutS} s: ${last}\n`);
+    return 1;
+  } finally {
+    await cluster.close();
+  }
+}
+
+async function check(cluster: Cluster): Promise<{ idle: boolean; reason: string }> {
+  const topology = crawlTopology();
+  const partitions = await partitionCount(cluster, 'discovered-urls');
+  const statuses = await readTaskStatuses(cluster);
+  const ends = await topicEnds(cluster, [...topology.topics.keys()]);
+  return idleVerdict(statuses, ends, topology.processors.map((p) => ({ name: p.name, inputs: p.inputs })), partitions, Date.now());
+}
+
+async function describe(cluster: Cluster): Promise<string> {
+  const topology = crawlTopology();
+  const partitions = await partitionCount(cluster, 'discovered-urls');
+  const statuses = await readTaskStatuses(cluster);
+  const ends = await topicEnds(cluster, [...topology.topics.keys()]);
+  const lines = ['processor      part  owner                          lag   frontier  in-flight  state'];
+  let frontier = 0;
+  let fetched = 0;
+  for (const p of topology.processors) {
+    for (let part = 0; part < partitions; part++) {
+      const s: TaskStatus | undefined = statuses.get(`${p.name}/${part}`);
+      const lag = p.inputs.reduce((n, t) => n + Math.max(0, (ends.get(`${t}/${part}`) ?? 0) - (s?.consumedUpTo[t] ?? 0)), 0);
+      const f = s?.gauges.frontier ?? 0;
+      if (p.name === 'schedule') frontier += f;
+      if (p.name === 'fetch') fetched += s?.counters.requests ?? 0;
+      const state = !s?.worker ? 'unowned' : s.quiescent && !s.pendingWork ? 'idle' : 'busy';
+      lines.push(`${p.name.padEnd(14)} ${String(part).padStart(4)}  ${(s?.worker || '-').padEnd(30)} ${String(lag).padStart(5)} ${String(p.name === 'schedule' ? f : '').padStart(10)} ${String(s?.gauges['in-flight'] ?? '').padStart(10)}  ${state}`);
+    }
+  }
+  lines.push(`frontier: ${frontier} URLs queued; pages fetched by current owners: ${fetched}`);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,54 @@
+// crawlstream worker --brokers B --schema-registry URL --clickhouse-url URL [--processors a,b] [--allow-network CIDR]...
+import { resolve } from 'node:path';
+import { KafkaWorker } from '../runtime/kafka/kafka-worker.js';
+import { NetworkPolicy } from '../fetching/network-policy.js';
+import { intOption, listOption, parse, UsageError } from './options.js';
+import { brokersOf, KAFKA_FLAGS, required } from './kafka-options.js';
+import { stderrLogger } from './progress.js';
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parse(argv, {
+    ...KAFKA_FLAGS,
+    'schema-registry': { type: 'string' },
+    'clickhouse-url': { type: 'string' },
+    processors: { type: 'string', multiple: true },
+    'allow-network': { type: 'string', multiple: true },
+    'data-dir': { type: 'string' },
+    'session-timeout-ms': { type: 'string' },
+  });
+  const allowNetworks = listOption(values, 'allow-network');
+  try {
+    new NetworkPolicy(allowNetworks);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const log = stderrLogger();
+  const abort = new AbortController();
+  const worker = new KafkaWorker({
+    brokers: brokersOf(values),
+    prefix: (values['topic-prefix'] as string | undefined) ?? '',
+    registryUrl: required(values, 'schema-registry'),
+    clickhouseUrl: values['clickhouse-url'] as string | undefined,
+    processors: listOption(values, 'processors'),
+    allowNetworks,
+    dataDir: resolve((values['data-dir'] as string | undefined) ?? `crawl-data/worker-${process.pid}`),
+    sessionTimeoutMs: intOption(values, 'session-timeout-ms', 1000),
+    log,
+    signal: abort.signal,
+  });
+  const stopped = new Promise<void>((done) => {
+    let signals = 0;
+    const onSignal = () => {
+      if (++signals > 1) process.exit(130);
+      log.info('stopping: records in progress finish and are committed (Ctrl-C again to quit at once)');
+      abort.abort();
+      done();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  await Promise.race([worker.start(), stopped]);
+  await stopped;
+  await worker.stop();
+  return 0;
+}

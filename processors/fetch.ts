@@ -1,0 +1,89 @@
+// fetch: scheduled → fetched. Performs the HTTP request for each released fetch, many hosts at once
+// and one at a time per host, and records the outcome with its bounded, compressed body.
+import type { InputRecord, Processor, ProcessorContext } from './api.js';
+import { defineProcessor } from '../topology/topology.js';
+import type { FetchRequest, FetchResult } from '../schemas/records.js';
+import type { HttpFetcher } from '../fetching/http-fetcher.js';
+import { compressBody } from '../fetching/body-codec.js';
+
+class Fetch implements Processor<FetchRequest> {
+  private startedAt = 0;
+  private readonly inFlight = new Set<AbortController>();
+
+  constructor(private readonly fetcher: HttpFetcher) {}
+
+  init(ctx: ProcessorContext): void {
+    this.startedAt = ctx.now();
+  }
+
+  async process(record: InputRecord<FetchRequest>, ctx: ProcessorContext): Promise<void> {
+    const request = record.value;
+    // Restart guard: a request released before this task started may have been in flight when the
+    // previous process died, and the server may have seen it. Waiting one host delay from our start
+    // keeps the gap at the server at least that delay.
+    if (record.timestamp < this.startedAt) {
+      const wait = this.startedAt + request.delay_ms - ctx.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+    const headers: Record<string, string> = {};
+    if (request.if_none_match) headers['if-none-match'] = request.if_none_match;
+    if (request.if_modified_since) headers['if-modified-since'] = request.if_modified_since;
+    const abort = new AbortController();
+    this.inFlight.add(abort);
+    let outcome;
+    try {
+      outcome = await this.fetcher.fetch(request.url, { headers, signal: abort.signal });
+    } finally {
+      this.inFlight.delete(abort);
+    }
+    if (abort.signal.aborted) return; // abandoned: the task's new owner fetches it again
+    const stored = compressBody(outcome.body);
+    const result: FetchResult = {
+      fetch_id: request.fetch_id,
+      url: request.url,
+      host: request.host,
+      kind: request.kind,
+      depth: request.depth,
+      attempt: request.attempt,
+      via: request.via,
+      source_url: request.source_url,
+      redirect_hops: request.redirect_hops,
+      status: outcome.status,
+      error: outcome.error,
+      final_url: outcome.location || request.url,
+      redirect_chain: request.via === 'redirect' && request.source_url ? [request.source_url] : [],
+      headers: outcome.headers,
+      started_at: outcome.startedAt,
+      elapsed_ms: Math.round(outcome.elapsedMs),
+      ttfb_ms: Math.round(outcome.ttfbMs),
+      bytes: outcome.bytes,
+      wire_bytes: outcome.wireBytes,
+      content_type: outcome.contentType,
+      charset: outcome.charset,
+      truncated: outcome.truncated,
+      retry_after_ms: outcome.retryAfterMs,
+      conditional: Object.keys(headers).length > 0,
+      remote_address: outcome.remoteAddress,
+      body_encoding: stored.encoding,
+      body: stored.bytes,
+    };
+    ctx.metrics.count(request.kind === 'robots' ? 'robots-requests' : 'requests');
+    if (outcome.error) ctx.metrics.count(`errors.${outcome.errorKind || 'other'}`);
+    ctx.metrics.count('bytes', outcome.bytes);
+    ctx.forward('fetched', request.host, result);
+  }
+
+  abandon(): void {
+    // Close our connections now: the new owner may start fetching this host after one delay.
+    for (const a of this.inFlight) a.abort();
+  }
+}
+
+export const fetchProcessor = defineProcessor({
+  name: 'fetch',
+  description: 'HTTP with undici: connection reuse, DNS cache, connect/header/total timeouts, 10 MB cap before and after decompression, no automatic redirects, private networks refused.',
+  stores: [],
+  concurrency: { maxInFlight: 128, perKeyOrder: true },
+  delivery: 'At least once at the server: after a crash, requests that were in flight are sent again (after one host delay); the outcome is recorded once.',
+  create: (env) => new Fetch(env.resources.httpFetcher as HttpFetcher),
+});

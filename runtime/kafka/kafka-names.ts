@@ -1,0 +1,42 @@
+// Names of everything crawlstream creates on a Kafka cluster. A prefix (--topic-prefix) lets several
+// crawls share a cluster; all names derive from it here and nowhere else.
+
+export class KafkaNames {
+  constructor(readonly prefix = '') {}
+
+  topic(logical: string): string {
+    return `${this.prefix}${logical}`;
+  }
+
+  logical(physical: string): string {
+    return physical.startsWith(this.prefix) ? physical.slice(this.prefix.length) : physical;
+  }
+
+  /** Consumer group of a processor: its committed positions are the processor's progress. */
+  group(processor: string): string {
+    return `${this.prefix}crawlstream.${processor}`;
+  }
+
+  /** Compacted topic backing a task's store; partition p restores task p. */
+  changelog(processor: string, store: string): string {
+    return `${this.prefix}crawlstream.${processor}.${store}.changelog`;
+  }
+
+  /** One transactional producer per task: a task that moves fences its old owner. */
+  transactionalId(processor: string, partition: number): string {
+    return `${this.prefix}crawlstream.${processor}.${partition}`;
+  }
+
+  /** Crawl-level options written by `seed`, read by every worker (compacted, one partition). */
+  get crawlConfig(): string {
+    return `${this.prefix}crawlstream.crawl-config`;
+  }
+
+  /** Each task's latest status (lag, frontier, in flight), for `status` (compacted, one partition). */
+  get taskStatus(): string {
+    return `${this.prefix}crawlstream.task-status`;
+  }
+}
+
+/** Store holding a task's input positions, changelogged with its other stores. */
+export const POSITIONS_STORE = 'positions';

@@ -1,0 +1,263 @@
+// One task on Kafka: its stores in a local LevelDB restored from compacted changelogs, and a
+// transactional producer of its own. A commit is one Kafka transaction holding the task's output
+// records, its store changes (to the changelogs), its input positions and the consumer offsets:
+// all of it becomes visible together or not at all (DESIGN §3.3), and a task that moves to
+// another worker fences the producer of its old owner.
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import type { Admin, Kafka, Message, Producer, TopicMessages } from 'kafkajs';
+import { Level } from 'level';
+import type { Logger } from '../../processors/api.js';
+import { LevelStore, type BinaryDb } from '../../state-stores/level-store.js';
+import type { TopicCodecs } from '../../schemas/topic-codecs.js';
+import type { CrawlConfig } from '../../topology/crawl-config.js';
+import { bucketsOfPartition, partitionFor } from '../../topology/partitioning.js';
+import type { ProcessorNode, ProcessorResources } from '../../topology/topology.js';
+import type { InputPosition } from '../input-position.js';
+import { StreamTask, type RawRecord, type TaskCommit } from '../stream-task.js';
+import { restoreChangelogs } from './changelog-restore.js';
+import { KafkaNames, POSITIONS_STORE } from './kafka-names.js';
+
+export interface KafkaTaskOptions {
+  kafka: Kafka;
+  admin: Admin;
+  names: KafkaNames;
+  node: ProcessorNode;
+  partition: number;
+  partitions: number;
+  dataDir: string;
+  codecs: TopicCodecs;
+  config: CrawlConfig;
+  resources: ProcessorResources;
+  log: Logger;
+  onActivity: () => void;
+}
+
+const CHECKPOINT = (topic: string) => Buffer.from(`ckpt!${topic}`, 'utf8');
+const POSITION_KEY = (topic: string) => Buffer.from(`pos!${topic}`, 'utf8');
+/** Keep each produce request well under the broker's limits; bodies can be megabytes. */
+const MAX_SEND_BYTES = 8 * 1024 * 1024;
+
+export class KafkaTaskHost {
+  task!: StreamTask;
+  private db!: Level<Buffer, Buffer>;
+  private producer!: Producer;
+  private stores: LevelStore<unknown, unknown>[] = [];
+  private committing: Promise<void> | undefined;
+  private commitWanted = false;
+  private closed = false;
+  private fenced = false;
+  readonly id: string;
+
+  constructor(private readonly o: KafkaTaskOptions) {
+    this.id = `${o.node.name}-${o.partition}`;
+  }
+
+  async open(): Promise<void> {
+    const { node, partition, names } = this.o;
+    const dir = join(this.o.dataDir, names.group(node.name), String(partition));
+    mkdirSync(dir, { recursive: true });
+    this.db = new Level<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    await this.db.open();
+    await this.restore();
+    const owned = bucketsOfPartition(partition, this.o.partitions);
+    this.stores = node.stores.map((spec) => new LevelStore(this.db as unknown as BinaryDb, spec, owned));
+    const positions = new Map<string, InputPosition>();
+    for (const topic of node.inputs) {
+      const raw = await this.db.get(POSITION_KEY(topic));
+      positions.set(topic, raw ? (JSON.parse(raw.toString('utf8')) as InputPosition) : { base: 0, done: [] });
+    }
+    // Positions also live in the consumer group; whichever is further along wins (same transaction).
+    const committed = await this.o.admin.fetchOffsets({ groupId: names.group(node.name), topics: node.inputs.map((t) => names.topic(t)) });
+    for (const t of committed) {
+      const p = t.partitions.find((x) => x.partition === partition);
+      const offset = Number(p?.offset ?? -1);
+      const topic = names.logical(t.topic);
+      const mine = positions.get(topic)!;
+      if (offset > mine.base) positions.set(topic, { base: offset, done: mine.done.filter((d) => d >= offset) });
+    }
+    this.producer = this.o.kafka.producer({
+      transactionalId: names.transactionalId(node.name, partition),
+      idempotent: true,
+      maxInFlightRequests: 1,
+      transactionTimeout: 60_000,
+    });
+    await this.producer.connect();
+    this.task = new StreamTask({
+      node, partition,
+      processor: node.create({ config: this.o.config, resources: this.o.resources }),
+      stores: this.stores,
+      positions,
+      codecs: this.o.codecs,
+      config: this.o.config,
+      clock: Date.now,
+      log: this.o.log,
+      owns: (key) => partitionFor(key, this.o.partitions) === partition,
+      onActivity: () => {
+        this.requestCommit();
+        this.o.onActivity();
+      },
+    });
+    await this.task.init();
+  }
+
+  offer(records: RawRecord[]): void {
+    this.task.offer(records);
+  }
+
+  /** Commits what the task has finished; one transaction at a time, retried while the broker is away. */
+  requestCommit(): void {
+    if (this.closed) return;
+    this.scheduleCommit();
+  }
+
+  private scheduleCommit(): void {
+    this.commitWanted = true;
+    if (this.committing) return;
+    this.committing = (async () => {
+      try {
+        while (this.commitWanted && !this.fenced) {
+          this.commitWanted = false;
+          await new Promise((r) => setTimeout(r, 20)); // let a few records join the transaction
+          const commit = this.task.takeCommit();
+          if (commit) await this.commitWithRetry(commit);
+        }
+      } finally {
+        this.committing = undefined;
+      }
+    })();
+  }
+
+  /**
+   * Leaves the task. `finish`: records in progress complete and are committed (a clean stop).
+   * Otherwise (the partition moved to another worker) in-flight work is abandoned uncommitted:
+   * its new owner redoes it, and our producer is fenced.
+   */
+  async close(finish: boolean): Promise<void> {
+    this.closed = true;
+    if (finish) {
+      await this.task.close();
+      await this.committing;
+      this.scheduleCommit();
+    } else {
+      await this.task.abandon();
+    }
+    await this.committing;
+    await this.producer.disconnect().catch(() => {});
+    await this.db.close();
+  }
+
+  private async commitWithRetry(commit: TaskCommit): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.commitOnce(commit);
+        return;
+      } catch (err) {
+        const e = err as { name?: string; type?: string; message?: string };
+        if (/FENCED|INVALID_PRODUCER_EPOCH/i.test(`${e.type ?? ''} ${e.name ?? ''} ${e.message ?? ''}`)) {
+          this.fenced = true;
+          this.o.log.warn(`${this.id}: fenced by a newer owner of this task; its uncommitted work is dropped`);
+          return;
+        }
+        if (this.closed && attempt >= 3) throw err;
+        const wait = Math.min(200 * 2 ** attempt, 10_000);
+        this.o.log.warn(`${this.id}: commit failed (${e.message}); retrying in ${wait} ms`);
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+
+  private async commitOnce(commit: TaskCommit): Promise<void> {
+    const { names, node, partition } = this.o;
+    const byTopic = new Map<string, Message[]>();
+    const push = (topic: string, m: Message) => {
+      let list = byTopic.get(topic);
+      if (!list) byTopic.set(topic, (list = []));
+      list.push(m);
+    };
+    for (const o of commit.outputs) {
+      push(names.topic(o.topic), { key: o.key, value: o.value, partition: partitionFor(o.key, this.o.partitions), timestamp: String(o.timestamp) });
+    }
+    for (const { store, writes } of commit.stores) {
+      for (const w of writes) push(names.changelog(node.name, store.name), { key: w.key, value: w.value, partition });
+    }
+    for (const { topic, position } of commit.positions) {
+      push(names.changelog(node.name, POSITIONS_STORE), { key: POSITION_KEY(topic), value: Buffer.from(JSON.stringify(position)), partition });
+    }
+    const transaction = await this.producer.transaction();
+    const changelogEnds = new Map<string, number>();
+    try {
+      for (const chunk of chunks([...byTopic].map(([topic, messages]) => ({ topic, messages })))) {
+        const results = await transaction.sendBatch({ topicMessages: chunk });
+        for (const r of results) {
+          if (!r.topicName.endsWith('.changelog')) continue;
+          // Changelog records of a task all go to its own partition: the batch ends count records later.
+          const count = chunk.filter((t) => t.topic === r.topicName).reduce((n, t) => n + t.messages.length, 0);
+          const end = Number(r.baseOffset ?? '0') + count;
+          changelogEnds.set(r.topicName, Math.max(changelogEnds.get(r.topicName) ?? 0, end));
+        }
+      }
+      if (commit.positions.length) {
+        await transaction.sendOffsets({
+          consumerGroupId: names.group(node.name),
+          topics: commit.positions.map(({ topic, position }) => ({ topic: names.topic(topic), partitions: [{ partition, offset: String(position.base) }] })),
+        });
+      }
+      await transaction.commit();
+    } catch (err) {
+      await transaction.abort().catch(() => {});
+      throw err;
+    }
+    // The changelogs hold the commit now; the local copy and its checkpoint follow (never ahead).
+    const ops: { type: 'put' | 'del'; key: Buffer; value?: Buffer }[] = [];
+    for (const { writes } of commit.stores) for (const w of writes) ops.push(w.value === null ? { type: 'del', key: w.key } : { type: 'put', key: w.key, value: w.value });
+    for (const { topic, position } of commit.positions) ops.push({ type: 'put', key: POSITION_KEY(topic), value: Buffer.from(JSON.stringify(position)) });
+    for (const [topic, end] of changelogEnds) ops.push({ type: 'put', key: CHECKPOINT(topic), value: Buffer.from(String(end)) });
+    if (ops.length) await this.db.batch(ops as never);
+    this.task.committed(commit);
+  }
+
+  private async restore(): Promise<void> {
+    const { node, names, partition } = this.o;
+    const topics = [...node.stores.map((s) => names.changelog(node.name, s.name)), names.changelog(node.name, POSITIONS_STORE)];
+    const targets = [];
+    for (const topic of topics) {
+      const raw = await this.db.get(CHECKPOINT(topic));
+      targets.push({ topic, partition, from: raw ? Number(raw.toString('utf8')) : 0 });
+    }
+    const reached = await restoreChangelogs(this.o.kafka, this.o.admin, targets, async (topic, entries) => {
+      const ops = entries.map((e) => (e.value === null ? { type: 'del' as const, key: e.key } : { type: 'put' as const, key: e.key, value: e.value }));
+      const last = entries[entries.length - 1].offset + 1;
+      await this.db.batch([...ops, { type: 'put', key: CHECKPOINT(topic), value: Buffer.from(String(last)) }] as never);
+    });
+    for (const [id, offset] of reached) {
+      if (offset < 0) {
+        throw new Error(`${this.id}: the local state at ${this.o.dataDir} is ahead of changelog ${id} (was the topic recreated?); remove the task directory to restore from scratch`);
+      }
+      const topic = id.slice(0, id.lastIndexOf('/'));
+      await this.db.put(CHECKPOINT(topic), Buffer.from(String(offset)));
+    }
+  }
+}
+
+function* chunks(topics: TopicMessages[]): Generator<TopicMessages[]> {
+  let current: TopicMessages[] = [];
+  let bytes = 0;
+  for (const t of topics) {
+    let messages: Message[] = [];
+    for (const m of t.messages) {
+      const size = (m.value as Buffer | null)?.length ?? 0;
+      if (bytes + size > MAX_SEND_BYTES && (messages.length || current.length)) {
+        if (messages.length) current.push({ topic: t.topic, messages });
+        yield current;
+        current = [];
+        messages = [];
+        bytes = 0;
+      }
+      messages.push(m);
+      bytes += size;
+    }
+    if (messages.length) current.push({ topic: t.topic, messages });
+  }
+  if (current.length) yield current;
+}

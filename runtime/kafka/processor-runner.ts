@@ -1,0 +1,153 @@
+// One processor of the topology on Kafka: a consumer group over its input topics with the
+// co-partitioned assigner, and one KafkaTaskHost per assigned partition. Partitions that move away
+// are abandoned (their new owner redoes work in progress); new ones restore their state first.
+import type { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import type { Logger } from '../../processors/api.js';
+import type { TopicCodecs } from '../../schemas/topic-codecs.js';
+import type { CrawlConfig } from '../../topology/crawl-config.js';
+import type { ProcessorNode, ProcessorResources } from '../../topology/topology.js';
+import type { RawRecord } from '../stream-task.js';
+import { coPartitionedAssigner } from './co-partitioned-assigner.js';
+import { KafkaTaskHost } from './kafka-task-host.js';
+import type { KafkaNames } from './kafka-names.js';
+
+export interface RunnerOptions {
+  kafka: Kafka;
+  admin: Admin;
+  names: KafkaNames;
+  node: ProcessorNode;
+  partitions: number;
+  dataDir: string;
+  codecs: TopicCodecs;
+  config: CrawlConfig;
+  resources: ProcessorResources;
+  log: Logger;
+  /** Session timeout: how long a dead worker keeps its tasks before they move. */
+  sessionTimeoutMs: number;
+}
+
+export class ProcessorRunner {
+  readonly hosts = new Map<number, Promise<KafkaTaskHost | undefined>>();
+  private readonly ready = new Map<number, KafkaTaskHost>();
+  /** Next offset per input topic-partition, control records included (for idle detection). */
+  readonly consumedUpTo = new Map<string, number>();
+  private consumer!: Consumer;
+  private assignment = new Set<number>();
+  private stopping = false;
+
+  constructor(private readonly o: RunnerOptions) {}
+
+  get name(): string {
+    return this.o.node.name;
+  }
+
+  tasks(): KafkaTaskHost[] {
+    return [...this.ready.values()];
+  }
+
+  async start(): Promise<void> {
+    const { kafka, names, node } = this.o;
+    this.consumer = kafka.consumer({
+      groupId: names.group(node.name),
+      partitionAssigners: [coPartitionedAssigner(() => [...this.assignment])],
+      readUncommitted: false,
+      sessionTimeout: this.o.sessionTimeoutMs,
+      heartbeatInterval: Math.max(500, Math.floor(this.o.sessionTimeoutMs / 6)),
+      rebalanceTimeout: 60_000,
+      maxWaitTimeInMs: 50,
+      maxBytesPerPartition: 20 * 1024 * 1024,
+      maxBytes: 64 * 1024 * 1024,
+    });
+    this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => {
+      const owned = new Set<number>();
+      for (const partitions of Object.values(e.payload.memberAssignment)) for (const p of partitions as number[]) owned.add(p);
+      this.reassign(owned);
+    });
+    this.consumer.on(this.consumer.events.END_BATCH_PROCESS, (e) => {
+      const id = `${names.logical(e.payload.topic)}/${e.payload.partition}`;
+      this.consumedUpTo.set(id, Math.max(this.consumedUpTo.get(id) ?? 0, Number(e.payload.lastOffset) + 1));
+    });
+    await this.consumer.connect();
+    for (const topic of node.inputs) await this.consumer.subscribe({ topic: names.topic(topic), fromBeginning: true });
+    await this.consumer.run({
+      autoCommit: false,
+      partitionsConsumedConcurrently: Math.max(1, this.o.partitions),
+      eachBatch: (payload) => this.onBatch(payload),
+    });
+  }
+
+  /** Clean stop: records in progress finish and are committed, then the group is left. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.consumer.stop().catch(() => {});
+    await Promise.all([...this.hosts.values()].map(async (h) => (await h)?.close(true)));
+    await this.consumer.disconnect().catch(() => {});
+  }
+
+  /** Hard stop for tests of a dying worker: nothing is committed. */
+  async abandonAll(): Promise<void> {
+    this.stopping = true;
+    await Promise.all([...this.hosts.values()].map(async (h) => (await h)?.close(false)));
+  }
+
+  private reassign(owned: Set<number>): void {
+    for (const p of [...this.hosts.keys()]) {
+      if (owned.has(p)) continue;
+      const host = this.hosts.get(p)!;
+      this.hosts.delete(p);
+      this.ready.delete(p);
+      void host.then((h) => h?.close(false)).catch((err) => this.o.log.warn(`closing ${this.name}-${p}: ${(err as Error).message}`));
+    }
+    for (const p of owned) {
+      if (this.hosts.has(p)) continue;
+      const host = new KafkaTaskHost({ ...this.o, partition: p, onActivity: () => {} });
+      this.hosts.set(p, host.open().then(
+        () => {
+          if (this.hosts.has(p)) this.ready.set(p, host);
+          return host;
+        },
+        (err) => {
+          this.o.log.warn(`${this.name}-${p}: cannot start: ${(err as Error).message}`);
+          return undefined;
+        },
+      ));
+    }
+    this.assignment = owned;
+  }
+
+  private async onBatch({ batch, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
+    const hostPromise = this.hosts.get(batch.partition);
+    if (!hostPromise) return;
+    // Restoring a task can take a while; keep the membership alive meanwhile.
+    let host: KafkaTaskHost | undefined;
+    const beat = setInterval(() => void heartbeat().catch(() => {}), 1000);
+    try {
+      host = await hostPromise;
+    } finally {
+      clearInterval(beat);
+    }
+    if (!host || this.stopping) return;
+    const topic = this.o.names.logical(batch.topic);
+    const records: RawRecord[] = [];
+    for (const m of batch.messages) {
+      records.push({
+        topic, partition: batch.partition, offset: Number(m.offset), timestamp: Number(m.timestamp),
+        key: m.key?.toString('utf8') ?? '', value: m.value ?? Buffer.alloc(0),
+      });
+    }
+    let i = 0;
+    while (i < records.length && isRunning() && !isStale() && this.hosts.get(batch.partition) === hostPromise) {
+      // After a rebalance kafkajs may hand over records the task already has.
+      while (i < records.length && records[i].offset < host.task.nextOffset(topic)) i++;
+      const room = host.task.capacity();
+      if (i >= records.length) break;
+      if (room > 0) {
+        host.offer(records.slice(i, i + room));
+        i += room;
+      } else {
+        await new Promise((r) => setTimeout(r, 20));
+        await heartbeat();
+      }
+    }
+  }
+}

@@ -1,0 +1,67 @@
+// Workers publish each task's status (owner, progress through its inputs, frontier, in flight) to a
+// compacted topic; `crawlstream status` reads the latest per task. Kafka's consumer lag alone cannot
+// tell "idle": with transactions every partition ends in a commit marker that no consumer "reads".
+import type { Cluster } from './kafka-cluster.js';
+import { restoreChangelogs } from './changelog-restore.js';
+
+export interface TaskStatus {
+  processor: string;
+  partition: number;
+  /** Worker id owning the task; '' once it let go. */
+  worker: string;
+  quiescent: boolean;
+  pendingWork: boolean;
+  /** Next offset per input topic, control records included. */
+  consumedUpTo: Record<string, number>;
+  gauges: Record<string, number>;
+  counters: Record<string, number>;
+  at: number;
+}
+
+export async function readTaskStatuses(cluster: Cluster): Promise<Map<string, TaskStatus>> {
+  const latest = new Map<string, TaskStatus>();
+  await restoreChangelogs(cluster.kafka, cluster.admin, [{ topic: cluster.names.taskStatus, partition: 0, from: 0 }], async (_t, entries) => {
+    for (const e of entries) {
+      const key = e.key.toString('utf8');
+      if (e.value) latest.set(key, JSON.parse(e.value.toString('utf8')) as TaskStatus);
+      else latest.delete(key);
+    }
+  });
+  return latest;
+}
+
+export interface PartitionEnds {
+  /** `${logicalTopic}/${partition}` → high watermark. */
+  ends: Map<string, number>;
+}
+
+export async function topicEnds(cluster: Cluster, topics: string[]): Promise<Map<string, number>> {
+  const ends = new Map<string, number>();
+  for (const t of topics) {
+    for (const o of await cluster.admin.fetchTopicOffsets(cluster.names.topic(t))) ends.set(`${t}/${o.partition}`, Number(o.high));
+  }
+  return ends;
+}
+
+/** Idle: every task of every processor reported, recently, that it is done with all its input. */
+export function idleVerdict(
+  statuses: Map<string, TaskStatus>,
+  ends: Map<string, number>,
+  processors: { name: string; inputs: string[] }[],
+  partitions: number,
+  now: number,
+): { idle: boolean; reason: string } {
+  for (const p of processors) {
+    for (let part = 0; part < partitions; part++) {
+      const s = statuses.get(`${p.name}/${part}`);
+      if (!s || !s.worker) return { idle: false, reason: `${p.name}-${part} has no worker` };
+      if (now - s.at > 10_000) return { idle: false, reason: `${p.name}-${part} has not reported for ${Math.round((now - s.at) / 1000)} s` };
+      if (!s.quiescent || s.pendingWork) return { idle: false, reason: `${p.name}-${part} is busy` };
+      for (const t of p.inputs) {
+        const end = ends.get(`${t}/${part}`) ?? 0;
+        if ((s.consumedUpTo[t] ?? 0) < end) return { idle: false, reason: `${p.name}-${part} has not read ${t} to its end` };
+      }
+    }
+  }
+  return { idle: true, reason: 'every topic is consumed and no URL is queued or in flight' };
+}
