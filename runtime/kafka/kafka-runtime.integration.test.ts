@@ -95,4 +95,33 @@ describe('Kafka runtime', () => {
     const sum = [...counts.values()].reduce((n, v) => n + v, 0);
     assert.equal(sum, total, 'the store counted each record once, across the failover');
   });
+
+  it('should send an undecodable record to the dead-letter topic with its reason and move on', async () => {
+    const codecs = await topologyCodecs(countingTopology(), cluster.names, requireServices().registry);
+    const { key, value } = countingRecord(99_999);
+    const partition = partitionFor(key, PARTITIONS);
+    const producer = cluster.kafka.producer();
+    await producer.connect();
+    await producer.send({
+      topic: cluster.names.topic('in'),
+      messages: [
+        { key, value: Buffer.from('definitely not avro'), partition },
+        { key, value: codecs.encode('in', value), partition },
+      ],
+    });
+    await producer.disconnect();
+    let letters: { key: string; value: Buffer | null }[] = [];
+    let mid: { key: string; value: Buffer | null }[] = [];
+    for (let i = 0; i < 60 && (letters.length === 0 || !mid.some((m) => m.value && codecs.decode<{ url: string }>('mid', m.value).url === value.url)); i++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      letters = await readAll(cluster, cluster.names.topic('dead-letters'));
+      mid = await readAll(cluster, cluster.names.topic('mid'));
+    }
+    assert.equal(letters.length, 1);
+    const letter = codecs.decode<{ topic: string; reason: string; value: Buffer }>('dead-letters', letters[0].value!);
+    assert.equal(letter.topic, 'in');
+    assert.match(letter.reason, /^undecodable: unknown magic byte/);
+    assert.equal(letter.value.toString(), 'definitely not avro', 'the original bytes are kept');
+    assert.ok(mid.some((m) => codecs.decode<{ url: string }>('mid', m.value!).url === value.url), 'the record after it was processed');
+  });
 });

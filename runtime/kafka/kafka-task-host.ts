@@ -59,6 +59,16 @@ export class KafkaTaskHost {
     mkdirSync(dir, { recursive: true });
     this.db = new Level<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
     await this.db.open();
+    this.producer = this.o.kafka.producer({
+      transactionalId: names.transactionalId(node.name, partition),
+      idempotent: true,
+      maxInFlightRequests: 1,
+      transactionTimeout: 60_000,
+    });
+    await this.producer.connect();
+    // Fence the task's previous owner BEFORE reading its state: its open transaction is aborted and
+    // it can commit nothing more, so the changelogs and group offsets we read next cannot move.
+    await (await this.producer.transaction()).abort();
     await this.restore();
     const owned = bucketsOfPartition(partition, this.o.partitions);
     this.stores = node.stores.map((spec) => new LevelStore(this.db as unknown as BinaryDb, spec, owned));
@@ -67,7 +77,8 @@ export class KafkaTaskHost {
       const raw = await this.db.get(POSITION_KEY(topic));
       positions.set(topic, raw ? (JSON.parse(raw.toString('utf8')) as InputPosition) : { base: 0, done: [] });
     }
-    // Positions also live in the consumer group; whichever is further along wins (same transaction).
+    // Positions also live in the consumer group, committed in the same transactions; after the fence
+    // both agree, and taking the further one is a guard against a local copy that lags.
     const committed = await this.o.admin.fetchOffsets({ groupId: names.group(node.name), topics: node.inputs.map((t) => names.topic(t)) });
     for (const t of committed) {
       const p = t.partitions.find((x) => x.partition === partition);
@@ -76,13 +87,6 @@ export class KafkaTaskHost {
       const mine = positions.get(topic)!;
       if (offset > mine.base) positions.set(topic, { base: offset, done: mine.done.filter((d) => d >= offset) });
     }
-    this.producer = this.o.kafka.producer({
-      transactionalId: names.transactionalId(node.name, partition),
-      idempotent: true,
-      maxInFlightRequests: 1,
-      transactionTimeout: 60_000,
-    });
-    await this.producer.connect();
     this.task = new StreamTask({
       node, partition,
       processor: node.create({ config: this.o.config, resources: this.o.resources }),
