@@ -1,0 +1,76 @@
+// dedup: normalized → deduped. Passes each canonical URL once per crawl. A Bloom filter answers
+// "certainly new" from memory; "maybe seen" is settled by the exact seen-set in LevelDB. The
+// fingerprint is written in the same commit as the forwarded record, so the seen-set can never
+// swallow a URL whose record was not passed on (DESIGN §3.3).
+import type { InputRecord, Processor, ProcessorContext } from './api.js';
+import { defineProcessor } from '../topology/topology.js';
+import type { CanonicalUrl } from '../schemas/records.js';
+import type { KeyValueStore } from '../state-stores/key-value-store.js';
+import { defineStore } from '../state-stores/key-value-store.js';
+import { emptyValue } from '../state-stores/codecs.js';
+import { ScalableBloomFilter } from '../state-stores/bloom-filter.js';
+import { fingerprint64 } from '../state-stores/fingerprint.js';
+
+/** Key: the URL's host (routing) and its 64-bit fingerprint. Only the fingerprint is stored. */
+export interface SeenKey {
+  host: string;
+  hi: number;
+  lo: number;
+}
+
+export const seenSetStore = defineStore<SeenKey, true>({
+  name: 'seen-set',
+  description: 'Fingerprints (64-bit) of every canonical URL passed on, by host bucket; a Bloom filter in memory in front.',
+  keys: {
+    routingKey: (k) => k.host,
+    encode: (k) => {
+      const b = Buffer.allocUnsafe(8);
+      b.writeUInt32BE(k.hi, 0);
+      b.writeUInt32BE(k.lo, 4);
+      return b;
+    },
+    // The host is not stored (8 bytes per URL instead of ~30); entries() callers only need the fingerprint.
+    decode: (b) => ({ host: '', hi: b.readUInt32BE(0), lo: b.readUInt32BE(4) }),
+  },
+  values: emptyValue,
+});
+
+class Dedup implements Processor<CanonicalUrl> {
+  private seen!: KeyValueStore<SeenKey, true>;
+  private readonly bloom = new ScalableBloomFilter();
+
+  async init(ctx: ProcessorContext): Promise<void> {
+    this.seen = ctx.store(seenSetStore.name);
+    for await (const [k] of this.seen.entries()) this.bloom.add(k.hi, k.lo);
+  }
+
+  process(record: InputRecord<CanonicalUrl>, ctx: ProcessorContext): void {
+    const { url, host } = record.value;
+    const { hi, lo } = fingerprint64(url);
+    const key = { host, hi, lo };
+    if (this.bloom.mightContain(hi, lo)) {
+      ctx.metrics.count('bloom.maybe');
+      if (this.seen.get(key) !== undefined) {
+        ctx.metrics.count('duplicate-urls');
+        return;
+      }
+    }
+    this.bloom.add(hi, lo);
+    this.seen.put(key, true);
+    ctx.metrics.count('new-urls');
+    ctx.forward('deduped', host, record.value);
+  }
+
+  /** For benchmarks and status: RAM held by the in-memory part of the seen-set. */
+  get bloomBytes(): number {
+    return this.bloom.bytes;
+  }
+}
+
+export const dedupProcessor = defineProcessor({
+  name: 'dedup',
+  description: 'Each canonical URL once per crawl: Bloom filter in memory, exact 64-bit fingerprints in LevelDB.',
+  stores: [seenSetStore],
+  delivery: 'Exactly once per URL: the fingerprint and the forwarded record are committed together.',
+  create: () => new Dedup(),
+});

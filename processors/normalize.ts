@@ -1,0 +1,43 @@
+// normalize: discovered-urls → normalized. Turns a URL as found into its canonical form and applies
+// the cheap trap guards; rejected URLs are counted by reason and not forwarded.
+import type { InputRecord, Processor, ProcessorContext } from './api.js';
+import { defineProcessor } from '../topology/topology.js';
+import type { CanonicalUrl, DiscoveredUrl } from '../schemas/records.js';
+import { canonicalize } from '../url/canonicalize.js';
+import { trapReason } from '../url/traps.js';
+
+class Normalize implements Processor<DiscoveredUrl> {
+  process(record: InputRecord<DiscoveredUrl>, ctx: ProcessorContext): void {
+    const found = record.value;
+    const { config } = ctx;
+    if (found.depth > config.maxDepth) return reject(ctx, 'max-depth');
+    if (found.redirect_hops > config.maxRedirects) return reject(ctx, 'too-many-redirects');
+    const canonical = canonicalize(found.url, { maxLength: config.maxUrlLength });
+    if (!canonical.ok) return reject(ctx, canonical.reason);
+    const trap = trapReason(canonical.url, config);
+    if (trap) return reject(ctx, trap);
+    const out: CanonicalUrl = {
+      url: canonical.url,
+      host: canonical.host,
+      depth: found.depth,
+      source_url: found.source_url,
+      via: found.via,
+      redirect_hops: found.redirect_hops,
+      discovered_at: found.discovered_at,
+    };
+    ctx.metrics.count('normalized');
+    ctx.forward('normalized', canonical.host, out);
+  }
+}
+
+function reject(ctx: ProcessorContext, reason: string): void {
+  ctx.metrics.count(`rejected.${reason}`);
+}
+
+export const normalizeProcessor = defineProcessor({
+  name: 'normalize',
+  description: 'Canonical URL form (case, ports, dot segments, percent-encoding, sorted query, tracking and session parameters, IDN) and trap guards (depth, redirects, length, repeated segments, query explosion).',
+  stores: [],
+  delivery: 'Stateless: a record is normalized again after a crash only if its output was not committed, so each URL reaches dedup once per discovery.',
+  create: () => new Normalize(),
+});

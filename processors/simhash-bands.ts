@@ -1,0 +1,35 @@
+// simhash-bands: parsed → simhash-bands (an internal repartition topic). Splits a page's 64-bit
+// simhash into four 16-bit bands keyed by band and value: two pages within Hamming distance 3 share at
+// least one band exactly (pigeonhole), so their band records meet in the same near-dup task,
+// whatever hosts they come from.
+import type { InputRecord, Processor, ProcessorContext } from './api.js';
+import { defineProcessor } from '../topology/topology.js';
+import type { ParsedPage, SimhashBand } from '../schemas/records.js';
+
+/** Pages with less text than this are too short for a meaningful simhash (error pages, stubs). */
+export const MIN_TEXT_FOR_SIMHASH = 200;
+
+export function bandKey(band: number, simhash: Buffer): string {
+  return `b${band}:${simhash.toString('hex', band * 2, band * 2 + 2)}`;
+}
+
+class SimhashBands implements Processor<ParsedPage> {
+  process(record: InputRecord<ParsedPage>, ctx: ProcessorContext): void {
+    const p = record.value;
+    if (p.error || p.text_length < MIN_TEXT_FOR_SIMHASH) return;
+    for (let band = 0; band < 4; band++) {
+      const out: SimhashBand = {
+        band, url: p.url, host: p.host, fetch_id: p.fetch_id, simhash: p.simhash, content_hash: p.content_hash, fetched_at: p.fetched_at,
+      };
+      ctx.forward('simhash-bands', bandKey(band, p.simhash), out);
+    }
+  }
+}
+
+export const simhashBandsProcessor = defineProcessor({
+  name: 'simhash-bands',
+  description: 'Re-keys each page by the four 16-bit bands of its simhash, so near-duplicate candidates from any host meet in one task.',
+  stores: [],
+  delivery: 'Stateless: band records of a page are written once per parsed record.',
+  create: () => new SimhashBands(),
+});

@@ -1,0 +1,51 @@
+// Runs the real command line (bin/crawlstream) as a child process, as a user would.
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export const BIN = new URL('../../../bin/crawlstream', import.meta.url).pathname;
+
+export interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  /** Sends this signal after `afterMs` (or once `when` matches stderr, then waits afterMs). */
+  interrupt?: { signal: NodeJS.Signals; afterMs: number; when?: RegExp };
+  timeoutMs?: number;
+  env?: Record<string, string>;
+}
+
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun> & { child: ChildProcess } {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+  let stdout = '';
+  let stderr = '';
+  let armed = false;
+  const timers: NodeJS.Timeout[] = [];
+  const arm = () => {
+    if (armed || !options.interrupt) return;
+    armed = true;
+    timers.push(setTimeout(() => child.kill(options.interrupt!.signal), options.interrupt.afterMs));
+  };
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => {
+    stderr += d;
+    if (options.interrupt?.when?.test(stderr)) arm();
+  });
+  if (options.interrupt && !options.interrupt.when) arm();
+  timers.push(setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 10 * 60_000));
+  const done = new Promise<CliRun>((resolve) => {
+    child.on('exit', (code, signal) => {
+      for (const t of timers) clearTimeout(t);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+  return Object.assign(done, { child });
+}
+
+export async function query<T = Record<string, unknown>>(dataDir: string, sql: string, extra: string[] = []): Promise<T[]> {
+  const r = await runCli(['query', sql, '--data-dir', dataDir, '--format', 'json', ...extra]);
+  if (r.code !== 0) throw new Error(`query failed (${r.code}): ${r.stderr}`);
+  return r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
+}
