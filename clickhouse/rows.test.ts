@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
+import { test } from 'node:test';
+import { robotsSummary } from './robots-digest.js';
+import { errorKind, fetchRows, hostOf, parsedRow, robotsOutcome, rowsForRecord, simhashString } from './rows.js';
+import { duplicate, fetchResult, parsedPage } from './test-fixtures.js';
+
+test('should map robots.txt statuses to the outcomes RFC 9309 prescribes', () => {
+  assert.deepEqual([200, 304, 301, 308, 401, 404, 429, 500, 503, 0].map(robotsOutcome),
+    ['rules', 'rules', 'redirect', 'redirect', 'allow-all', 'allow-all', 'allow-all', 'unreachable', 'unreachable', 'unreachable']);
+});
+
+test('should clamp numbers to their column types instead of producing rows the server rejects', () => {
+  const [row] = fetchRows(fetchResult({ depth: -3, status: 70_000, bytes: 2 ** 40, elapsed_ms: Number.NaN, started_at: 1_767_225_600_123 }), robotsSummary, 'x');
+  assert.equal(row.row.depth, 0);
+  assert.equal(row.row.status, 0xffff);
+  assert.equal(row.row.bytes, 0xffff_ffff);
+  assert.equal(row.row.elapsed_ms, 0);
+  assert.equal(row.row.started_at, 1_767_225_600);
+  assert.equal(row.row.started_at_ms, 1_767_225_600_123);
+});
+
+test('should keep all 64 bits of the simhash', () => {
+  assert.equal(simhashString(Buffer.from('ffffffffffffffff', 'hex')), '18446744073709551615');
+  assert.equal(simhashString(Buffer.from('8000000000000001', 'hex')), '9223372036854775809');
+  assert.equal(simhashString(Buffer.alloc(3)), '0');
+});
+
+test('should replace lone surrogates so that titles survive the trip through JSON', () => {
+  const row = parsedRow(parsedPage({ title: 'a\uD800b\uDC00c 😀' }));
+  assert.equal(row.title, 'a\uFFFDb\uFFFDc 😀');
+});
+
+test('should take the error kind from the part before the colon', () => {
+  assert.equal(errorKind('timeout: no response in 30 s'), 'timeout');
+  assert.equal(errorKind('dns'), 'dns');
+  assert.equal(errorKind(''), '');
+});
+
+test('should key link targets by host the way the crawler does', () => {
+  assert.equal(hostOf('HTTP://Example.TEST:80/x'), 'example.test');
+  assert.equal(hostOf('https://b.test:8443/'), 'b.test:8443');
+  assert.equal(hostOf('http://xn--bcher-kva.test/'), 'xn--bcher-kva.test');
+  assert.equal(hostOf('not a url'), '');
+});
+
+test('should add a robots row to the fetch row of a robots.txt fetch, even for a corrupt body', () => {
+  const rows = fetchRows(fetchResult({ kind: 'robots', body: Buffer.from('not gzip'), body_encoding: 'gzip' }), robotsSummary, 'x');
+  assert.deepEqual(rows.map((r) => r.table), ['fetches', 'robots']);
+  assert.equal(rows[1].row.outcome, 'rules');
+  const gz = fetchRows(fetchResult({ kind: 'robots', body: gzipSync('User-agent: *\nCrawl-delay: 3\n'), body_encoding: 'gzip' }), robotsSummary, 'x');
+  assert.equal(gz[1].row.crawl_delay_ms, 3000);
+});
+
+test('should turn each input topic into rows of its table and refuse unknown topics', () => {
+  assert.deepEqual(rowsForRecord('fetched', fetchResult(), robotsSummary, 'x').map((r) => r.table), ['fetches']);
+  assert.deepEqual(rowsForRecord('parsed', parsedPage(), robotsSummary, 'x').map((r) => r.table), ['parsed_pages']);
+  assert.deepEqual(rowsForRecord('duplicates', duplicate(), robotsSummary, 'x').map((r) => r.table), ['duplicates']);
+  assert.throws(() => rowsForRecord('scheduled', {}, robotsSummary, 'x'), /does not know topic scheduled/);
+});
+
+test('should estimate a row size that grows with its text', () => {
+  const small = rowsForRecord('parsed', parsedPage({ title: 'x' }), robotsSummary, 'x')[0].bytes;
+  const large = rowsForRecord('parsed', parsedPage({ title: 'x'.repeat(10_000) }), robotsSummary, 'x')[0].bytes;
+  assert.ok(large - small >= 9_999);
+});

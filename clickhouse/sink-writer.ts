@@ -1,0 +1,303 @@
+// Batches sink rows into ClickHouse, exactly once across retries, server restarts and sink restarts.
+//
+// How: every row carries its source coordinates (src_topic, src_partition, src_offset) and the
+// writer's sink_id. Each flush writes ONE INSERT per table, which MergeTree applies atomically (the
+// tables have no PARTITION BY and batches stay far below max_insert_block_size, so it is one part).
+// Flushes of one writer run one after another, in offset order. So for every (table, topic,
+// partition, sink_id), the rows in ClickHouse are exactly those at or below max(src_offset), and
+// anything at or below it can be skipped. The writer reads those maxima before its first insert
+// and again before retrying an insert that failed (it may have been applied all the same: the
+// server can die after committing and before answering).
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../processors/api.js';
+import type { ClickHouse } from './connection.js';
+import { sqlString } from './connection.js';
+import type { TableRow } from './rows.js';
+import { SINK_TABLES, type SinkTable } from './schema.js';
+
+export interface SinkSource {
+  topic: string;
+  partition: number;
+  offset: number;
+}
+
+export interface SinkWriterOptions {
+  /** Called again after a failure; should not cache a rejected open. */
+  connect: () => Promise<ClickHouse>;
+  /** 'live', or a replay id: positions are kept per sink id. */
+  sinkId: string;
+  log: Logger;
+  /** A batch is flushed at this many rows… */
+  maxRows?: number;
+  /** …or this many (estimated) bytes… */
+  maxBytes?: number;
+  /** …or when its oldest record has waited this long. */
+  maxDelayMs?: number;
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+interface Entry {
+  source: SinkSource;
+  rows: TableRow[];
+  bytes: number;
+  since: number;
+  resolve: () => void;
+}
+
+let lastVersion = 0;
+
+/** Microseconds of wall clock, increasing within the process: a later write of the same fetch wins. */
+function nextVersion(): number {
+  lastVersion = Math.max(lastVersion + 1, Date.now() * 1000);
+  return lastVersion;
+}
+
+const DEFAULTS = { maxRows: 5_000, maxBytes: 8 * 1024 * 1024, maxDelayMs: 500, minBackoffMs: 100, maxBackoffMs: 30_000 };
+
+export class SinkWriter {
+  private readonly opts: Required<SinkWriterOptions>;
+  private buffer: Entry[] = [];
+  private bufferedRows = 0;
+  private bufferedBytes = 0;
+  private inFlight = 0;
+  private flushing: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private wake: (() => void) | undefined;
+  private closing = false;
+  private aborted = false;
+  private connection: ClickHouse | undefined;
+  /** `${table}\0${topic}\0${partition}` → highest src_offset known to be in ClickHouse. */
+  private positions = new Map<string, number>();
+  /** `${topic}\0${partition}` whose positions were read since the last failure. */
+  private known = new Set<string>();
+  /** The INSERT whose fate a failure left unknown; its outcome is awaited before positions are read. */
+  private unsettledQuery: string | undefined;
+  private readonly lastWritten = new Map<string, number>();
+  /** Rows inserted and records skipped as already present, for tests and metrics. */
+  readonly stats = { rowsInserted: 0, recordsSkipped: 0, inserts: 0, failures: 0 };
+
+  constructor(options: SinkWriterOptions) {
+    this.opts = { ...DEFAULTS, ...options } as Required<SinkWriterOptions>;
+    if (!/^[\w.:-]{1,128}$/.test(this.opts.sinkId)) throw new Error(`invalid sink id ${JSON.stringify(this.opts.sinkId)}`);
+  }
+
+  /** Records handed over and not yet durable. */
+  get pending(): number {
+    return this.buffer.length + this.inFlight;
+  }
+
+  /**
+   * Resolves once the record's rows are in ClickHouse (or were already there). Records of one
+   * topic-partition must come in offset order: a later offset flushed first would make an earlier
+   * one look written.
+   */
+  write(source: SinkSource, rows: TableRow[]): Promise<void> {
+    if (this.closing || this.aborted) return Promise.reject(new Error('the ClickHouse sink writer is closed'));
+    const key = `${source.topic}\0${source.partition}`;
+    const last = this.lastWritten.get(key);
+    if (last !== undefined && source.offset <= last) {
+      return Promise.reject(new Error(`sink records out of order: ${source.topic}/${source.partition}@${source.offset} after @${last}`));
+    }
+    this.lastWritten.set(key, source.offset);
+    return new Promise<void>((resolve) => {
+      const bytes = rows.reduce((n, r) => n + r.bytes, 0);
+      this.buffer.push({ source, rows, bytes, since: Date.now(), resolve });
+      this.bufferedRows += rows.length;
+      this.bufferedBytes += bytes;
+      this.kick();
+    });
+  }
+
+  /** Writes everything handed over so far, waiting (and retrying) as long as it takes. */
+  async close(): Promise<void> {
+    this.closing = true;
+    this.kick();
+    while (this.flushing) await this.flushing;
+    this.clearTimer();
+  }
+
+  /** Stops at once, as a crash would: nothing more is inserted once an insert in flight settles. */
+  async abort(): Promise<void> {
+    this.aborted = true;
+    this.clearTimer();
+    this.wake?.();
+    while (this.flushing) await this.flushing.catch(() => undefined);
+  }
+
+  private kick(): void {
+    if (this.flushing || this.aborted || this.buffer.length === 0) return;
+    const wait = this.due();
+    if (wait > 0) {
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        this.kick();
+      }, wait);
+      return;
+    }
+    this.clearTimer();
+    this.flushing = this.flushLoop().finally(() => {
+      this.flushing = undefined;
+      this.kick();
+    });
+  }
+
+  /** 0 when the buffer should be flushed now, else how long until its oldest record is due. */
+  private due(): number {
+    if (this.closing || this.bufferedRows >= this.opts.maxRows || this.bufferedBytes >= this.opts.maxBytes) return 0;
+    return Math.max(0, this.buffer[0].since + this.opts.maxDelayMs - Date.now());
+  }
+
+  private async flushLoop(): Promise<void> {
+    while (this.buffer.length > 0 && !this.aborted && this.due() === 0) {
+      const batch = this.take();
+      this.inFlight += batch.length;
+      try {
+        const done = await this.insertWithRetry(batch);
+        if (done) for (const e of batch) e.resolve();
+      } finally {
+        this.inFlight -= batch.length;
+      }
+    }
+  }
+
+  /** Whole records, up to the row and byte bounds (at least one record). */
+  private take(): Entry[] {
+    let rows = 0;
+    let bytes = 0;
+    let n = 0;
+    while (n < this.buffer.length) {
+      const e = this.buffer[n];
+      if (n > 0 && (rows + e.rows.length > this.opts.maxRows || bytes + e.bytes > this.opts.maxBytes)) break;
+      rows += e.rows.length;
+      bytes += e.bytes;
+      n++;
+    }
+    const batch = this.buffer.splice(0, n);
+    this.bufferedRows -= rows;
+    this.bufferedBytes -= bytes;
+    return batch;
+  }
+
+  /** True once the batch is durable; false only when aborted first. */
+  private async insertWithRetry(batch: Entry[]): Promise<boolean> {
+    let failures = 0;
+    const sunkAt = Math.floor(Date.now() / 1000);
+    const version = nextVersion();
+    for (;;) {
+      if (this.aborted) return false;
+      try {
+        const ch = (this.connection ??= await this.opts.connect());
+        await this.awaitUnsettled(ch);
+        await this.readPositions(ch, batch);
+        await this.insertBatch(ch, batch, version, sunkAt);
+        if (failures > 0) this.opts.log.info(`ClickHouse sink ${this.opts.sinkId}: writing again after ${failures} failed attempt(s)`);
+        return true;
+      } catch (err) {
+        // The insert may have been applied before the error reached us: re-read what is there.
+        this.known.clear();
+        this.stats.failures++;
+        failures++;
+        if (failures === 1) {
+          this.opts.log.warn(`ClickHouse sink ${this.opts.sinkId}: write failed, retrying with backoff until it succeeds: ${(err as Error).message}`);
+        }
+        await this.sleep(Math.min(this.opts.maxBackoffMs, this.opts.minBackoffMs * 2 ** Math.min(failures - 1, 20)));
+      }
+    }
+  }
+
+  private async insertBatch(ch: ClickHouse, batch: Entry[], version: number, sunkAt: number): Promise<void> {
+    const byTable = new Map<SinkTable, Record<string, unknown>[]>();
+    const top = new Map<string, number>(); // `${table}\0${topic}\0${partition}` → highest offset in this insert
+    let skipped = 0;
+    for (const e of batch) {
+      const { topic, partition, offset } = e.source;
+      let skip = false;
+      for (const r of e.rows) {
+        const key = `${r.table}\0${topic}\0${partition}`;
+        if (offset <= (this.positions.get(key) ?? -1)) {
+          skip = true;
+          continue;
+        }
+        let rows = byTable.get(r.table);
+        if (!rows) byTable.set(r.table, (rows = []));
+        // The writer owns the row objects: stamping them in place is much cheaper than copying
+        // 30-odd fields per row (a retry stamps the same values again, with this batch's version).
+        const row = r.row;
+        row.sink_id = this.opts.sinkId;
+        row.src_topic = topic;
+        row.src_partition = partition;
+        row.src_offset = offset;
+        row.version = version;
+        row.sunk_at = sunkAt;
+        rows.push(row);
+        top.set(key, Math.max(offset, top.get(key) ?? -1));
+      }
+      if (skip) skipped++;
+    }
+    for (const table of SINK_TABLES) {
+      const rows = byTable.get(table);
+      if (!rows) continue;
+      const queryId = `crawlstream-sink-${randomUUID()}`;
+      this.unsettledQuery = queryId;
+      await ch.insert(table, rows, { queryId });
+      this.unsettledQuery = undefined;
+      this.stats.inserts++;
+      this.stats.rowsInserted += rows.length;
+      for (const [key, offset] of top) {
+        if (key.startsWith(`${table}\0`) && offset > (this.positions.get(key) ?? -1)) this.positions.set(key, offset);
+      }
+    }
+    this.stats.recordsSkipped += skipped;
+  }
+
+  /** Positions read while a failed INSERT still runs on the server could miss its rows. */
+  private async awaitUnsettled(ch: ClickHouse): Promise<void> {
+    const queryId = this.unsettledQuery;
+    if (!queryId) return;
+    for (let wait = 10; await ch.isRunning(queryId); wait = Math.min(wait * 2, 1000)) {
+      if (this.aborted) throw new Error('aborted');
+      await this.sleep(wait);
+    }
+    this.unsettledQuery = undefined;
+  }
+
+  private async readPositions(ch: ClickHouse, batch: Entry[]): Promise<void> {
+    const wanted = new Map<string, SinkSource>();
+    for (const e of batch) {
+      const key = `${e.source.topic}\0${e.source.partition}`;
+      if (!this.known.has(key)) wanted.set(key, e.source);
+    }
+    if (wanted.size === 0) return;
+    const partitions = [...new Set([...wanted.values()].map((s) => s.partition))];
+    for (const table of SINK_TABLES) {
+      const rows = await ch.query<{ src_topic: string; src_partition: number | string; max_offset: string }>(
+        `SELECT src_topic, src_partition, toString(max(src_offset)) AS max_offset FROM ${table}
+         WHERE sink_id = ${sqlString(this.opts.sinkId)} AND src_partition IN (${partitions.join(', ')})
+         GROUP BY src_topic, src_partition`,
+      );
+      for (const key of wanted.keys()) this.positions.delete(`${table}\0${key}`);
+      for (const r of rows) {
+        const key = `${r.src_topic}\0${Number(r.src_partition)}`;
+        if (wanted.has(key)) this.positions.set(`${table}\0${key}`, Number(r.max_offset));
+      }
+    }
+    for (const key of wanted.keys()) this.known.add(key);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
