@@ -16,6 +16,7 @@ import type { CrawlBudget } from './crawl-budget.js';
 import { RobotsGate } from './robots-gate.js';
 
 const MAX_BACKOFF_MS = 5 * 60_000;
+const MIN_BACKOFF_BASE_MS = 250;
 const MAX_RETRY_AFTER_MS = 60 * 60_000;
 /** Disallowed URLs are dropped without a request; bound the work one release may do. */
 const MAX_DROPS_PER_RELEASE = 512;
@@ -114,8 +115,11 @@ export class Schedule implements Processor<CanonicalUrl | FetchResult> {
       h.nextFetchAt = Math.max(h.nextFetchAt, now + Math.min(r.retry_after_ms || h.delayMs, MAX_RETRY_AFTER_MS));
       metrics.count('throttled');
     } else if (failed) {
+      // The whole host slows down after a failure; the growth stops at 2^maxAttempts so that a
+      // host with many broken URLs is not starved, and a zero delay still backs off.
       h.failures++;
-      h.nextFetchAt = Math.max(h.nextFetchAt, now + Math.min(h.delayMs * 2 ** h.failures, MAX_BACKOFF_MS));
+      const backoff = Math.max(h.delayMs, MIN_BACKOFF_BASE_MS) * 2 ** Math.min(h.failures, config.maxAttempts);
+      h.nextFetchAt = Math.max(h.nextFetchAt, now + Math.min(backoff, MAX_BACKOFF_MS));
     } else {
       h.failures = 0;
     }
