@@ -12,6 +12,11 @@ import { hostKey } from '../url/canonicalize.js';
 import { RecentSet } from './recent-set.js';
 
 export const PARSER_VERSION = 'parse/1';
+/**
+ * Only the first 1 MB of a page is parsed: parsing is synchronous, and a 10 MB page would hold
+ * the event loop (timers, sockets, commits of every task) for seconds; 1 MB costs ~150 ms.
+ */
+export const MAX_PARSE_BYTES = 1024 * 1024;
 const ZERO_SIMHASH = Buffer.alloc(8);
 
 export interface ParseOptions {
@@ -68,6 +73,10 @@ export class Parse implements Processor<FetchResult> {
       ctx.metrics.count('not-html');
       ctx.forward('parsed', r.host, page);
       return;
+    }
+    if (body.length > MAX_PARSE_BYTES) {
+      body = body.subarray(0, MAX_PARSE_BYTES);
+      ctx.metrics.count('parse-truncated');
     }
     const { html } = decodeHtml(body, r.charset);
     const extract = extractPage(html, r.final_url, ctx.config.productToken);
