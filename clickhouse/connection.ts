@@ -11,7 +11,7 @@ type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[
 export type ClickHouseEngine = 'chdb' | 'server';
 
 export interface ClickHouseOptions {
-  /** http(s)://[user:password@]host:port of a ClickHouse server; when absent, embedded chdb is used. */
+  /** http(s)://[user:password@]host:port[/database] of a ClickHouse server; when absent, embedded chdb is used. */
   url?: string;
   /** The crawl's data directory; chdb keeps its files in `<dataDir>/clickhouse`. */
   dataDir?: string;
@@ -48,7 +48,9 @@ export const DEFAULT_DATABASE = 'crawlstream';
 const QUIET = { level: ClickHouseLogLevel.OFF };
 
 export async function openClickHouse(opts: ClickHouseOptions): Promise<ClickHouse> {
-  const database = opts.database ?? DEFAULT_DATABASE;
+  const { url, database: inUrl } = splitDatabase(opts.url);
+  opts = { ...opts, url };
+  const database = opts.database ?? inUrl ?? DEFAULT_DATABASE;
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`invalid ClickHouse database name ${JSON.stringify(database)}`);
   if (opts.url) return openServer(opts.url, database);
   if (!opts.dataDir) throw new Error('openClickHouse needs either a server url or the crawl data directory');
@@ -75,6 +77,20 @@ export function sharedClickHouse(opts: ClickHouseOptions): (() => Promise<ClickH
       if (current) await (await current.catch(() => undefined))?.close();
     },
   });
+}
+
+/** `http://host:8123/analytics` names the database in the path, as clickhouse-client URLs do. */
+function splitDatabase(url: string | undefined): { url?: string; database?: string } {
+  if (!url) return { url };
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new Error(`--clickhouse-url ${JSON.stringify(url)} is not a URL (expected http://host:8123[/database])`);
+  }
+  const database = decodeURIComponent(u.pathname.replace(/^\/+|\/+$/g, ''));
+  u.pathname = '/';
+  return { url: u.toString().replace(/\/$/, ''), database: database || undefined };
 }
 
 export function redactUrl(url: string): string {
