@@ -14,20 +14,43 @@ export class ConfluentSchemaRegistry implements SchemaRegistry {
   }
 
   async register(subject: string, schema: avro.Schema): Promise<number> {
+    // The subject's compatibility is set first, not by the client library after registering: its
+    // check-then-set races when workers and `seed` register the same subjects at once.
+    await this.ensureBackward(subject);
+    let id: number;
     try {
-      const { id } = await this.client.register(
+      ({ id } = await this.client.register(
         { type: SchemaType.AVRO, schema: JSON.stringify(schema) },
         { subject, compatibility: COMPATIBILITY.BACKWARD },
-      );
-      this.byId.set(id, schema);
-      return id;
+      ));
     } catch (err) {
-      const e = err as { status?: number; message?: string; name?: string };
+      const e = err as { status?: number; message?: string };
       const message = e.message ?? String(err);
-      if (e.status === 409 || /incompatible|compatib/i.test(message)) {
+      if (e.status === 409 || /incompatible/i.test(message)) {
         throw new IncompatibleSchemaError(`the registry at ${this.url} refuses the schema for subject ${subject} (BACKWARD compatibility): ${message}`);
       }
       throw new Error(`cannot register the schema for subject ${subject} at ${this.url}: ${message}`);
+    }
+    this.byId.set(id, schema);
+    return id;
+  }
+
+  /** Every later version of the subject must be readable by consumers of the previous one. */
+  private async ensureBackward(subject: string): Promise<void> {
+    const url = `${this.url.replace(/\/+$/, '')}/config/${encodeURIComponent(subject)}`;
+    const current = async () => {
+      const r = await fetch(url);
+      return r.ok ? String(((await r.json()) as { compatibilityLevel?: string }).compatibilityLevel ?? '').toUpperCase() : '';
+    };
+    if ((await current()) === 'BACKWARD') return;
+    const put = await fetch(url, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
+      body: JSON.stringify({ compatibility: 'BACKWARD' }),
+    });
+    // Another process may have set it between our read and our write: fine if it is BACKWARD now.
+    if (!put.ok && (await current()) !== 'BACKWARD') {
+      throw new Error(`cannot set BACKWARD compatibility for subject ${subject} at ${this.url}: HTTP ${put.status} ${await put.text()}`);
     }
   }
 

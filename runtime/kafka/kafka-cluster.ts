@@ -32,7 +32,7 @@ export async function connectCluster(o: ClusterOptions): Promise<Cluster> {
     logLevel: logLevel.ERROR,
     logCreator: () => (entry: LogEntry) => {
       // kafkajs logs retriable errors while it retries them; keep the ones that end in failure.
-      if (entry.level <= logLevel.ERROR && !/coordinator|not the leader|rebalanc|retry|Connection error|ECONNREFUSED/i.test(entry.log.message)) {
+      if (entry.level <= logLevel.ERROR && !/coordinator|not the leader|rebalanc|retry|Connection error|ECONNREFUSED|concurrent|^Response [A-Za-z]+\(key/i.test(entry.log.message)) {
         o.log.warn(`kafka: ${entry.log.message}`);
       }
     },

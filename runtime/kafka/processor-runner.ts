@@ -34,6 +34,7 @@ export class ProcessorRunner {
   private consumer!: Consumer;
   private assignment = new Set<number>();
   private stopping = false;
+  private punctuator: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: RunnerOptions) {}
 
@@ -69,6 +70,13 @@ export class ProcessorRunner {
     });
     await this.consumer.connect();
     for (const topic of node.inputs) await this.consumer.subscribe({ topic: names.topic(topic), fromBeginning: true });
+    const every = node.punctuateEveryMs;
+    if (every) {
+      this.punctuator = setInterval(() => {
+        const now = Date.now();
+        for (const host of this.ready.values()) host.task.punctuate(now).catch((err) => this.o.log.warn(`${host.id}: punctuate failed: ${(err as Error).message}`));
+      }, every);
+    }
     await this.consumer.run({
       autoCommit: false,
       partitionsConsumedConcurrently: Math.max(1, this.o.partitions),
@@ -79,6 +87,7 @@ export class ProcessorRunner {
   /** Clean stop: records in progress finish and are committed, then the group is left. */
   async stop(): Promise<void> {
     this.stopping = true;
+    clearInterval(this.punctuator);
     await this.consumer.stop().catch(() => {});
     await Promise.all([...this.hosts.values()].map(async (h) => (await h)?.close(true)));
     await this.consumer.disconnect().catch(() => {});
@@ -87,6 +96,7 @@ export class ProcessorRunner {
   /** Hard stop for tests of a dying worker: nothing is committed. */
   async abandonAll(): Promise<void> {
     this.stopping = true;
+    clearInterval(this.punctuator);
     await Promise.all([...this.hosts.values()].map(async (h) => (await h)?.close(false)));
   }
 
