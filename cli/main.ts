@@ -10,6 +10,8 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<numb
   worker: () => import('./worker-command.js'),
   seed: () => import('./seed-command.js'),
   status: () => import('./status-command.js'),
+  clickhouse: () => import('./clickhouse-command.js'),
+  report: () => import('./report-command.js'),
 };
 
 const USAGE = `usage: crawlstream <command> [options]
@@ -18,13 +20,16 @@ const USAGE = `usage: crawlstream <command> [options]
         [--max-pages N] [--max-pages-per-host N] [--default-delay-ms N] [--fetch-timeout-ms N]
         [--allow-network CIDR]... [--partitions N] [--clickhouse-url URL]
   query "SQL" [--data-dir DIR | --clickhouse-url URL] [--format json|table]
+  report [--data-dir DIR | --clickhouse-url URL] --out report.html
+  clickhouse migrate [--data-dir DIR | --clickhouse-url URL]
   normalize URL...
   robots FILE --user-agent UA URL...
 
 Kafka mode (services: docker compose up -d, or scripts/dev-services.sh up):
   topics create --brokers HOST:PORT [--topic-prefix P] [--partitions N]
   worker --brokers B [--topic-prefix P] --schema-registry URL --clickhouse-url URL
-         [--processors normalize,dedup,schedule,fetch,parse,sink] [--allow-network CIDR]...
+         [--processors normalize,dedup,schedule,fetch,parse,simhash-bands,near-dup,sink]
+         [--allow-network CIDR]... [--data-dir DIR]
   seed --brokers B [--topic-prefix P] --schema-registry URL [crawl-level options of crawl] URL...
   status --brokers B [--topic-prefix P] [--wait-idle] [--timeout S]
 `;

@@ -1,0 +1,26 @@
+// crawlstream clickhouse migrate [--data-dir DIR | --clickhouse-url URL]
+import { resolve } from 'node:path';
+import { openClickHouse } from '../clickhouse/connection.js';
+import { appliedMigrations, migrate } from '../clickhouse/schema.js';
+import { parse, UsageError } from './options.js';
+import { DEFAULT_DATA_DIR } from './crawl-command.js';
+
+export async function run(argv: string[]): Promise<number> {
+  const [action, ...rest] = argv;
+  if (action !== 'migrate') throw new UsageError('usage: crawlstream clickhouse migrate [--data-dir DIR | --clickhouse-url URL]');
+  const { values } = parse(rest, { 'data-dir': { type: 'string' }, 'clickhouse-url': { type: 'string' } });
+  const ch = await openClickHouse({
+    url: values['clickhouse-url'] as string | undefined,
+    dataDir: resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR),
+  });
+  try {
+    const applied = await migrate(ch);
+    const all = await appliedMigrations(ch);
+    process.stdout.write(applied.length
+      ? `applied ${applied.length} migration(s) to ${ch.location} (${ch.database}); schema version ${Math.max(...all.map((m) => m.version))}\n`
+      : `${ch.location} (${ch.database}) is up to date at schema version ${Math.max(...all.map((m) => m.version))}\n`);
+    return 0;
+  } finally {
+    await ch.close();
+  }
+}
