@@ -8,7 +8,7 @@ import type { CanonicalUrl } from '../schemas/records.js';
 import type { KeyValueStore } from '../state-stores/key-value-store.js';
 import { defineStore } from '../state-stores/key-value-store.js';
 import { emptyValue } from '../state-stores/codecs.js';
-import { ScalableBloomFilter } from '../state-stores/bloom-filter.js';
+import { SeenFilter } from '../state-stores/seen-filter.js';
 import { fingerprint64 } from '../state-stores/fingerprint.js';
 
 /** Key: the URL's host (routing) and its 64-bit fingerprint. Only the fingerprint is stored. */
@@ -37,11 +37,13 @@ export const seenSetStore = defineStore<SeenKey, true>({
 
 class Dedup implements Processor<CanonicalUrl> {
   private seen!: KeyValueStore<SeenKey, true>;
-  private readonly bloom = new ScalableBloomFilter();
+  private bloom!: SeenFilter;
 
   async init(ctx: ProcessorContext): Promise<void> {
-    this.seen = ctx.store(seenSetStore.name);
-    for await (const [k] of this.seen.entries()) this.bloom.add(k.hi, k.lo);
+    const seen = (this.seen = ctx.store(seenSetStore.name));
+    this.bloom = await SeenFilter.load(async (add) => {
+      for await (const [k] of seen.entries()) add(k.hi, k.lo);
+    });
   }
 
   process(record: InputRecord<CanonicalUrl>, ctx: ProcessorContext): void {

@@ -1,7 +1,7 @@
 // near-dup: simhash-bands → duplicates. Each task holds the pages seen per band value (store
-// `simhash-bands`) and answers "was a page within 3 bits seen before?". The earlier page (by fetch
-// time, then URL) is the original; the later one is reported as its duplicate: 'exact' when the
-// content hashes match, 'near' otherwise.
+// `simhash-bands`, the newest 64 per value) and answers "was a page within 3 bits seen before?".
+// The earlier page (by fetch time, then URL) is the original; the later one is reported as its
+// duplicate: 'exact' when the content hashes match, 'near' otherwise.
 import type { InputRecord, Processor, ProcessorContext } from './api.js';
 import { defineProcessor } from '../topology/topology.js';
 import type { Duplicate, SimhashBand } from '../schemas/records.js';
@@ -11,7 +11,7 @@ import { hammingDistance } from '../parsing/simhash.js';
 import { bandKey } from './simhash-bands.js';
 
 export const NEAR_DUPLICATE_BITS = 3;
-/** Pages kept per band value: a bound against band values shared by huge clusters of boilerplate pages. */
+/** Pages kept per band value: a bound on the scan when huge clusters of pages share a band value. */
 const MAX_PER_BAND_VALUE = 64;
 
 interface BandEntry {
@@ -61,13 +61,15 @@ class NearDup implements Processor<SimhashBand> {
   async process(record: InputRecord<SimhashBand>, ctx: ProcessorContext): Promise<void> {
     const page = record.value;
     const band = record.key;
-    const candidates: BandEntry[] = [];
-    for await (const [, entry] of this.store.scan(band, Buffer.from(`${band}\u0000`, 'utf8'), MAX_PER_BAND_VALUE)) candidates.push(entry);
-    for (const other of candidates) {
+    const candidates: [BandEntryKey, BandEntry][] = [];
+    for await (const e of this.store.scan(band, Buffer.from(`${band}\u0000`, 'utf8'))) candidates.push(e);
+    for (const [, other] of candidates) {
       if (other.url === page.url) continue;
       const distance = hammingDistance(other.simhash, page.simhash);
       if (distance > NEAR_DUPLICATE_BITS) continue;
-      // The pair shares up to four bands; only the first shared band reports it, so it is reported once.
+      // The pair shares up to four bands; only the first shared band reports it, so it is reported
+      // once. Storing always (evicting the oldest) keeps the original in that band for the next 64
+      // pages with the same band value: about the next 4 million pages of a crawl.
       if (firstSharedBand(other.simhash, page.simhash) !== page.band) continue;
       const [original, copy] = earlier(other, page) ? [other, page] : [page, other];
       const duplicate: Duplicate = {
@@ -79,10 +81,14 @@ class NearDup implements Processor<SimhashBand> {
       ctx.metrics.count(`duplicates.${duplicate.kind}`);
       ctx.forward('duplicates', copy.host, duplicate);
     }
-    if (candidates.length < MAX_PER_BAND_VALUE) {
-      const { url, host, fetch_id, simhash, content_hash, fetched_at } = page;
-      this.store.put({ band, url }, { url, host, fetch_id, simhash, content_hash, fetched_at });
+    if (candidates.length >= MAX_PER_BAND_VALUE) {
+      // Keep the newest pages of a crowded band value: evict the oldest to make room.
+      let oldest = candidates[0];
+      for (const c of candidates) if (earlier(c[1], oldest[1])) oldest = c;
+      this.store.delete(oldest[0]);
     }
+    const { url, host, fetch_id, simhash, content_hash, fetched_at } = page;
+    this.store.put({ band, url }, { url, host, fetch_id, simhash, content_hash, fetched_at });
   }
 }
 
@@ -95,6 +101,6 @@ export const nearDupProcessor = defineProcessor({
   name: 'near-dup',
   description: 'Exact and near-duplicate pages across hosts (Hamming distance ≤ 3 on the 64-bit simhash), found through the band repartition.',
   stores: [simhashBandsStore],
-  delivery: 'Exactly once per pair: the band entry and the duplicate record commit together.',
+  delivery: 'Exactly once per pair found: the band entry and the duplicate record commit together.',
   create: () => new NearDup(),
 });

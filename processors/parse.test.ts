@@ -1,0 +1,177 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { TopologyTestDriver } from '../runtime/test-driver/topology-test-driver.js';
+import type { DiscoveredUrl, FetchResult, ParsedPage } from '../schemas/records.js';
+import { compressBody } from '../fetching/body-codec.js';
+
+const HOST = '127.0.0.9:8080';
+const PAGE = `http://${HOST}/articles/one.html`;
+
+/** Enough text to take the body past the 1 KB below which bodies are stored uncompressed. */
+const FILLER = '<p>' + 'The river runs past the old mill and under the stone bridge. '.repeat(30) + '</p>';
+
+function fetched(body: Buffer | string, over: Partial<FetchResult> = {}): FetchResult {
+  const stored = compressBody(Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'));
+  return {
+    fetch_id: `${HOST}#1`, url: PAGE, host: HOST, kind: 'page', depth: 2, attempt: 1, via: 'link', source_url: `http://${HOST}/`,
+    redirect_hops: 0, status: 200, error: '', final_url: PAGE, redirect_chain: [], headers: { 'content-type': 'text/html' },
+    started_at: Date.UTC(2026, 0, 1, 12), elapsed_ms: 30, ttfb_ms: 10, bytes: stored.bytes.length, wire_bytes: stored.bytes.length,
+    content_type: 'text/html', charset: 'utf-8', truncated: false, retry_after_ms: 0, conditional: false,
+    remote_address: '127.0.0.9', body_encoding: stored.encoding, body: stored.bytes, ...over,
+  };
+}
+
+function page(head: string, body: string): string {
+  return `<!doctype html><html lang="en"><head>${head}</head><body>${body}${FILLER}</body></html>`;
+}
+
+const LINKS = `
+  <a href="/about">About us</a>
+  <a href="http://other.test:8081/x?y=1">Other host</a>
+  <a href="https://third.test/z">Third</a>
+  <a href="http://ads.test/buy" rel="nofollow">Sponsor</a>
+  <a href="http://ugc.test/comment" rel="ugc">Comment</a>`;
+
+async function parse(value: FetchResult, config: Record<string, unknown> = {}) {
+  const d = await TopologyTestDriver.create({ processors: ['parse'], config });
+  await d.pipe('fetched', value.host, value);
+  const out = {
+    parsed: d.readOutput<ParsedPage>('parsed'),
+    discovered: d.readOutput<DiscoveredUrl>('discovered-urls'),
+    dead: d.readOutput('dead-letters'),
+  };
+  await d.close();
+  return out;
+}
+
+describe('parse', () => {
+  it('should record title, canonical, content hash, 8-byte simhash and links of an HTML page', async () => {
+    const html = page('<title>  One   article </title><link rel="canonical" href="/articles/one">', LINKS);
+    const input = fetched(html);
+    assert.equal(input.body_encoding, 'gzip', 'the fixture exercises the compressed body path');
+    const { parsed } = await parse(input);
+    assert.equal(parsed.length, 1);
+    const p = parsed[0];
+    assert.equal(p.key, HOST);
+    assert.equal(p.value.url, PAGE);
+    assert.equal(p.value.fetch_id, input.fetch_id);
+    assert.equal(p.value.fetched_at, input.started_at);
+    assert.equal(p.value.title, 'One article');
+    assert.equal(p.value.canonical, `http://${HOST}/articles/one`);
+    assert.equal(p.value.lang, 'en');
+    assert.match(p.value.content_hash, /^[0-9a-f]{40}$/);
+    assert.ok(Buffer.isBuffer(p.value.simhash) && p.value.simhash.length === 8);
+    assert.notDeepEqual(p.value.simhash, Buffer.alloc(8), 'a page with text has a non-zero simhash');
+    assert.ok(p.value.text_length > 1000);
+    assert.equal(p.value.error, '');
+    assert.deepEqual(p.value.links.map((l) => [l.url, l.anchor, l.nofollow]), [
+      [`http://${HOST}/about`, 'About us', false],
+      ['http://other.test:8081/x?y=1', 'Other host', false],
+      ['https://third.test/z', 'Third', false],
+      ['http://ads.test/buy', 'Sponsor', true],
+      ['http://ugc.test/comment', 'Comment', true],
+    ]);
+  });
+
+  it('should forward followable links keyed by their own host, one level deeper', async () => {
+    const { discovered } = await parse(fetched(page('<title>t</title>', LINKS), { depth: 2 }));
+    assert.deepEqual(discovered.map((r) => [r.key, r.value.url]), [
+      [HOST, `http://${HOST}/about`],
+      ['other.test:8081', 'http://other.test:8081/x?y=1'],
+      ['third.test', 'https://third.test/z'],
+    ], 'nofollow (and ugc/sponsored) links are not forwarded');
+    for (const r of discovered) {
+      assert.equal(r.value.depth, 3);
+      assert.equal(r.value.via, 'link');
+      assert.equal(r.value.source_url, PAGE);
+      assert.equal(r.value.redirect_hops, 0);
+    }
+    assert.equal(discovered[1].value.anchor, 'Other host');
+  });
+
+  it('should forward no links from a page with meta robots nofollow, yet record them in parsed', async () => {
+    const { parsed, discovered } = await parse(fetched(page('<meta name="robots" content="noindex, nofollow">', LINKS)));
+    assert.deepEqual(discovered, []);
+    assert.equal(parsed.length, 1);
+    assert.equal(parsed[0].value.meta_nofollow, true);
+    assert.equal(parsed[0].value.meta_noindex, true);
+    assert.equal(parsed[0].value.links.length, 5);
+  });
+
+  it('should honour a meta tag addressed to our product token', async () => {
+    const { discovered } = await parse(fetched(page('<meta name="crawlstream" content="nofollow">', LINKS)));
+    assert.deepEqual(discovered, []);
+  });
+
+  it('should not forward links that would exceed the maximum depth', async () => {
+    const atLimit = await parse(fetched(page('', LINKS), { depth: 4 }), { maxDepth: 4 });
+    assert.deepEqual(atLimit.discovered, []);
+    assert.equal(atLimit.parsed.length, 1, 'the page itself is still recorded');
+    const below = await parse(fetched(page('', LINKS), { depth: 3 }), { maxDepth: 4 });
+    assert.deepEqual(below.discovered.map((r) => r.value.depth), [4, 4, 4]);
+  });
+
+  it('should send a redirect target back to discovery with one more hop, keyed by its host', async () => {
+    const { parsed, discovered } = await parse(fetched('', {
+      status: 301, final_url: 'http://moved.test:9000/new', redirect_hops: 1, depth: 2, headers: { location: 'http://moved.test:9000/new' },
+      content_type: '', charset: '',
+    }));
+    assert.deepEqual(parsed, [], 'a redirect is not a page');
+    assert.equal(discovered.length, 1);
+    const [r] = discovered;
+    assert.equal(r.key, 'moved.test:9000');
+    assert.equal(r.value.url, 'http://moved.test:9000/new');
+    assert.equal(r.value.via, 'redirect');
+    assert.equal(r.value.redirect_hops, 2);
+    assert.equal(r.value.source_url, PAGE);
+    assert.equal(r.value.depth, 2, 'a redirect hop is the same page, not a level deeper');
+  });
+
+  it('should produce nothing for a robots.txt fetch', async () => {
+    const out = await parse(fetched('User-agent: *\nDisallow: /\n<a href="/x">x</a>', {
+      kind: 'robots', url: `http://${HOST}/robots.txt`, final_url: `http://${HOST}/robots.txt`, content_type: 'text/html',
+    }));
+    assert.deepEqual(out, { parsed: [], discovered: [], dead: [] });
+  });
+
+  it('should record a non-HTML body with the hash of its bytes and no links', async () => {
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('<a href="/x">x</a>'.repeat(100))]);
+    const { parsed, discovered } = await parse(fetched(png, { content_type: 'image/png', charset: '' }));
+    assert.equal(parsed.length, 1);
+    assert.equal(parsed[0].value.content_hash, createHash('sha1').update(png).digest('hex'));
+    assert.deepEqual(parsed[0].value.links, []);
+    assert.equal(parsed[0].value.text_length, 0);
+    assert.equal(parsed[0].value.error, '');
+    assert.deepEqual(discovered, []);
+  });
+
+  it('should record a corrupt stored body as an error instead of failing', async () => {
+    const good = fetched(page('<title>t</title>', LINKS));
+    const corrupt = Buffer.from(good.body);
+    corrupt.fill(0x41, 20, 60);
+    const { parsed, discovered, dead } = await parse({ ...good, body: corrupt });
+    assert.deepEqual(dead, [], 'not a dead letter: the record was handled');
+    assert.equal(parsed.length, 1);
+    assert.match(parsed[0].value.error, /^stored-body: .*corrupt/);
+    assert.equal(parsed[0].value.url, PAGE);
+    assert.deepEqual(discovered, []);
+  });
+
+  it('should decode a windows-1252 page, from the header or without any declaration', async () => {
+    // "Café – 5 €" in windows-1252: é=E9, en dash=96, euro=80 (not valid UTF-8).
+    const title = Buffer.from([0x43, 0x61, 0x66, 0xe9, 0x20, 0x96, 0x20, 0x35, 0x20, 0x80]);
+    const html = Buffer.concat([Buffer.from('<html><head><title>'), title, Buffer.from(`</title></head><body>${FILLER}</body></html>`)]);
+    for (const charset of ['windows-1252', '']) {
+      const { parsed } = await parse(fetched(html, { charset }));
+      assert.equal(parsed[0].value.title, 'Café – 5 €', `charset "${charset}"`);
+    }
+  });
+
+  it('should not parse a failed fetch or an error status as a page', async () => {
+    const failed = await parse(fetched('', { status: 0, error: 'connect: refused', content_type: '' }));
+    const notFound = await parse(fetched(page('<title>Not found</title>', LINKS), { status: 404 }));
+    assert.deepEqual(failed, { parsed: [], discovered: [], dead: [] });
+    assert.deepEqual(notFound, { parsed: [], discovered: [], dead: [] });
+  });
+});

@@ -1,0 +1,125 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import avro from 'avsc';
+import { SCHEMA_FILES, loadSchema, type SchemaName } from './schema-files.js';
+import { crawlTopology } from '../topology/crawl-topology.js';
+import type {
+  CanonicalUrl, DeadLetter, DiscoveredUrl, Duplicate, FetchRequest, FetchResult, ParsedPage, SimhashBand,
+} from './records.js';
+
+const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);
+const AT = Date.UTC(2026, 0, 1, 12);
+
+// One realistic, fully populated value per record type. Typed object literals make TypeScript reject a
+// missing or an unknown field, so these mirror records.ts exactly; the tests compare them with the .avsc.
+const discovered: DiscoveredUrl = {
+  url: 'http://a.test/about#team', source_url: 'http://a.test/', depth: 1, anchor: 'About us', via: 'link', redirect_hops: 0, discovered_at: AT,
+};
+const canonical: CanonicalUrl = {
+  url: 'http://a.test/about', host: 'a.test', depth: 1, source_url: 'http://a.test/', via: 'redirect', redirect_hops: 2, discovered_at: AT,
+};
+const request: FetchRequest = {
+  fetch_id: 'a.test#17', url: 'http://a.test/about', host: 'a.test', kind: 'page', depth: 1, attempt: 2, via: 'link',
+  source_url: 'http://a.test/', redirect_hops: 0, delay_ms: 1500, released_at: AT, if_none_match: '"v1"', if_modified_since: 'Wed, 31 Dec 2025 10:00:00 GMT',
+};
+const result: FetchResult = {
+  fetch_id: 'a.test#17', url: 'http://a.test/old', host: 'a.test', kind: 'robots', depth: 1, attempt: 2, via: 'redirect',
+  source_url: 'http://a.test/older', redirect_hops: 1, status: 301, error: 'timeout: body too slow', final_url: 'http://a.test/new',
+  redirect_chain: ['http://a.test/older'], headers: { 'content-type': 'text/html; charset=utf-8', location: '/new' },
+  started_at: AT, elapsed_ms: 120, ttfb_ms: 40, bytes: 5000, wire_bytes: 1800, content_type: 'text/html', charset: 'utf-8',
+  truncated: true, retry_after_ms: 30_000, conditional: true, remote_address: '127.0.0.9', body_encoding: 'gzip',
+  body: Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3]),
+};
+const parsed: ParsedPage = {
+  fetch_id: 'a.test#17', url: 'http://a.test/about', host: 'a.test', depth: 1, status: 200, final_url: 'http://a.test/about',
+  fetched_at: AT, content_type: 'text/html', title: 'About – us', canonical: 'http://a.test/about', lang: 'en',
+  meta_noindex: true, meta_nofollow: true, text_length: 1234, content_hash: 'a'.repeat(40),
+  simhash: Buffer.from('0123456789abcdef', 'hex'),
+  links: [{ url: 'http://b.test/', anchor: 'B', nofollow: false }, { url: 'http://c.test/', anchor: 'C', nofollow: true }],
+  parser_version: 'parse/1', error: 'stored-body: corrupt',
+};
+const band: SimhashBand = {
+  band: 2, url: 'http://a.test/about', host: 'a.test', fetch_id: 'a.test#17', simhash: Buffer.from('0123456789abcdef', 'hex'),
+  content_hash: 'a'.repeat(40), fetched_at: AT,
+};
+const duplicate: Duplicate = {
+  url: 'http://b.test/copy', host: 'b.test', fetch_id: 'b.test#3', duplicate_of: 'http://a.test/about',
+  duplicate_of_fetched_at: AT - 1000, kind: 'near', distance: 2, detected_at: AT,
+};
+const deadLetter: DeadLetter = {
+  topic: 'fetched', partition: 3, offset: 123_456_789_012, key: 'a.test', processor: 'parse', reason: 'processor failed: boom',
+  value: Buffer.from([0, 0, 0, 0, 1, 2]), failed_at: AT,
+};
+
+const SAMPLES: Record<SchemaName, object> = {
+  'discovered-url': discovered, 'canonical-url': canonical, 'fetch-request': request, 'fetch-result': result,
+  'parsed-page': parsed, 'simhash-band': band, duplicate, 'dead-letter': deadLetter,
+};
+
+/** avsc decodes records into instances of generated classes; compare plain data. */
+function plain(v: unknown): unknown {
+  if (Buffer.isBuffer(v)) return Buffer.from(v);
+  if (Array.isArray(v)) return v.map(plain);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+  return v;
+}
+
+function fieldNames(schema: avro.Schema): string[] {
+  return (schema as { fields: { name: string }[] }).fields.map((f) => f.name).sort();
+}
+
+describe('Avro schemas', () => {
+  it('should ship exactly the listed .avsc files, each parsing on its own', () => {
+    const files = readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.avsc')).map((f) => f.slice(0, -5)).sort();
+    assert.deepEqual(files, [...SCHEMA_FILES].sort());
+    for (const name of files) {
+      const schema = JSON.parse(readFileSync(new URL(`${name}.avsc`, SCHEMA_DIR), 'utf8')) as avro.Schema;
+      // A fresh registry per file: a schema may not lean on a type named in another file.
+      const type = avro.Type.forSchema(schema, { registry: {} });
+      assert.equal(type.typeName, 'record', name);
+      assert.ok(String(type.name).startsWith('crawlstream.'), `${name} is in the crawlstream namespace`);
+    }
+  });
+
+  it('should name in each topic a schema that has a sample here', () => {
+    for (const t of crawlTopology().topics.values()) assert.ok(SAMPLES[t.schema], `${t.name}: ${t.schema}`);
+  });
+
+  for (const name of SCHEMA_FILES) {
+    it(`should round-trip a fully populated ${name} record without losing or adding a field`, () => {
+      const sample = SAMPLES[name];
+      const schema = loadSchema(name);
+      assert.deepEqual(Object.keys(sample).sort(), fieldNames(schema), 'records.ts and the .avsc declare the same fields');
+      const type = avro.Type.forSchema(schema);
+      const problems: string[] = [];
+      assert.ok(type.isValid(sample, { errorHook: (path) => problems.push(path.join('.')) }), `invalid: ${problems.join(', ')}`);
+      const decoded = type.fromBuffer(type.toBuffer(sample));
+      assert.deepEqual(plain(decoded), plain(sample));
+    });
+  }
+
+  it('should declare the nested Link record with the fields of records.ts', () => {
+    const links = (loadSchema('parsed-page') as { fields: { name: string; type: unknown }[] }).fields.find((f) => f.name === 'links')!;
+    const item = (links.type as { items: avro.Schema }).items;
+    assert.deepEqual(fieldNames(item), Object.keys(parsed.links[0]).sort());
+  });
+
+  it('should let today\'s schemas read records written before any defaulted field existed', () => {
+    // A defaulted field is one that may have been added later: an older writer's record lacks it and
+    // a reader must fill it in from the default (Avro schema resolution), for every topic.
+    for (const name of SCHEMA_FILES) {
+      const schema = loadSchema(name) as { fields: { name: string; default?: unknown }[] };
+      const older = { ...schema, fields: schema.fields.filter((f) => !('default' in f)) };
+      const writer = avro.Type.forSchema(older as avro.Schema, { registry: {} });
+      const reader = avro.Type.forSchema(schema as avro.Schema, { registry: {} });
+      const sample = SAMPLES[name] as Record<string, unknown>;
+      const old = Object.fromEntries(older.fields.map((f) => [f.name, sample[f.name]]));
+      const read = reader.fromBuffer(writer.toBuffer(old), reader.createResolver(writer)) as Record<string, unknown>;
+      for (const f of (reader as avro.types.RecordType).fields) {
+        const expected = older.fields.some((o) => o.name === f.name) ? sample[f.name] : f.defaultValue();
+        assert.deepEqual(plain(read[f.name]), plain(expected), `${name}.${f.name}`);
+      }
+    }
+  });
+});
