@@ -135,10 +135,12 @@ export class StreamTask {
 
   async punctuate(now: number): Promise<void> {
     if (!this.processor.punctuate || this.closed) return;
+    const before = this.ready.length + this.stores.reduce((n, s) => n + s.journalMark(), 0);
     await this.exclusive(async () => {
       await this.processor.punctuate!(now, this.sharedContext);
     });
-    this.options.onActivity();
+    // Timers fire often and mostly find nothing due: only a punctuation that did something asks for a commit.
+    if (this.ready.length + this.stores.reduce((n, s) => n + s.journalMark(), 0) !== before) this.options.onActivity();
   }
 
   /** True when nothing is queued or running and the processor holds no deferred work. */
@@ -150,6 +152,12 @@ export class StreamTask {
   /** Nothing queued, running or waiting to be committed (deferred processor work aside). */
   isQuiescent(): boolean {
     return this.queue.length === this.queueHead && this.inFlight === 0 && !this.busy;
+  }
+
+  /** Every record read has been finished and its position committed. */
+  isFullyCommitted(): boolean {
+    for (const t of this.trackers.values()) if (t.committedBase() < t.next) return false;
+    return this.ready.length === 0;
   }
 
   hasPendingWork(): boolean {

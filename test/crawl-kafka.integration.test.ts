@@ -50,8 +50,14 @@ async function kafkaCrawl(name: string, midway?: { after: number; act: (c: Kafka
       midway.act(crawl);
     }
   }, 10);
-  crawl.idle = await runCli(['status', ...kafkaFlags, '--wait-idle', '--timeout', '900']);
+  crawl.idle = await runCli(['status', ...kafkaFlags, '--wait-idle', '--timeout', '420']);
   clearInterval(timer);
+  if (crawl.idle.code !== 0) {
+    // Say why: the status table and what the workers said.
+    for (const w of crawl.workers) w.child.kill('SIGTERM');
+    const said = await Promise.all(crawl.workers.map(async (w) => (await w).stderr.split('\n').slice(-25).join('\n')));
+    crawl.idle.stderr += `\n${crawl.idle.stdout}\n--- workers ---\n${said.join('\n---\n')}`;
+  }
   crawl.pages = await query<PageRow>('', 'SELECT * FROM pages', ['--clickhouse-url', chUrl]);
   return crawl;
 }

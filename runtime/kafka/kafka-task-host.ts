@@ -19,6 +19,8 @@ import { restoreChangelogs } from './changelog-restore.js';
 import { KafkaNames, POSITIONS_STORE } from './kafka-names.js';
 
 export interface KafkaTaskOptions {
+  /** The task can no longer commit (fenced, or its producer is broken): its runner re-opens it. */
+  onLost: (host: KafkaTaskHost, reason: string) => void;
   kafka: Kafka;
   admin: Admin;
   names: KafkaNames;
@@ -105,6 +107,15 @@ export class KafkaTaskHost {
     await this.task.init();
   }
 
+  /** Everything read so far is committed and nothing is waiting to be. */
+  settled(): boolean {
+    return !this.committing && !this.commitWanted && !this.fenced && this.task.isQuiescent() && this.task.isFullyCommitted();
+  }
+
+  get lost(): boolean {
+    return this.fenced;
+  }
+
   offer(records: RawRecord[]): void {
     this.task.offer(records);
   }
@@ -158,9 +169,13 @@ export class KafkaTaskHost {
         return;
       } catch (err) {
         const e = err as { name?: string; type?: string; message?: string };
-        if (/FENCED|INVALID_PRODUCER_EPOCH/i.test(`${e.type ?? ''} ${e.name ?? ''} ${e.message ?? ''}`)) {
+        const what = `${e.type ?? ''} ${e.name ?? ''} ${e.message ?? ''}`;
+        if (/FENCED|INVALID_PRODUCER_EPOCH|INVALID_TXN_STATE|UNKNOWN_PRODUCER_ID/i.test(what)) {
+          // Either a newer owner took the task, or the broker lost our transaction state (it
+          // restarted): in both cases this instance stops here and the runner decides whether to
+          // re-open the task (restoring from what was committed) or let it go.
           this.fenced = true;
-          this.o.log.warn(`${this.id}: fenced by a newer owner of this task; its uncommitted work is dropped`);
+          this.o.onLost(this, what.trim());
           return;
         }
         if (this.closed && attempt >= 3) throw err;

@@ -92,7 +92,7 @@ export class KafkaWorker {
         }
         const status: TaskStatus = {
           processor: t.node.name, partition: t.partition, worker: leaving ? '' : this.id,
-          quiescent: t.isQuiescent(), pendingWork: t.hasPendingWork(), consumedUpTo,
+          quiescent: host.settled(), pendingWork: t.hasPendingWork(), consumedUpTo,
           gauges: Object.fromEntries(t.metrics.gauges), counters: Object.fromEntries(t.metrics.totals), at,
         };
         messages.push({ key: `${t.node.name}/${t.partition}`, value: JSON.stringify(status) });

@@ -100,6 +100,25 @@ export class ProcessorRunner {
     await Promise.all([...this.hosts.values()].map(async (h) => (await h)?.close(false)));
   }
 
+  /** A task that can no longer commit is closed without committing and, if still ours, opened afresh. */
+  private reopen(partition: number, lost: KafkaTaskHost, reason: string): void {
+    if (this.stopping) return;
+    this.o.log.warn(`${lost.id}: cannot commit (${reason}); re-opening it from its last commit`);
+    const current = this.hosts.get(partition);
+    this.hosts.delete(partition);
+    this.ready.delete(partition);
+    void (async () => {
+      await (await current)?.close(false).catch(() => {});
+      if (!this.assignment.has(partition) || this.hosts.has(partition)) return;
+      this.reassign(new Set(this.assignment));
+      const fresh = await this.hosts.get(partition);
+      // The consumer read past what the lost task committed; read again from where the new one starts.
+      for (const topic of this.o.node.inputs) {
+        if (fresh) this.consumer.seek({ topic: this.o.names.topic(topic), partition, offset: String(fresh.task.nextOffset(topic)) });
+      }
+    })();
+  }
+
   private reassign(owned: Set<number>): void {
     for (const p of [...this.hosts.keys()]) {
       if (owned.has(p)) continue;
@@ -110,7 +129,7 @@ export class ProcessorRunner {
     }
     for (const p of owned) {
       if (this.hosts.has(p)) continue;
-      const host = new KafkaTaskHost({ ...this.o, partition: p, onActivity: () => {} });
+      const host = new KafkaTaskHost({ ...this.o, partition: p, onActivity: () => {}, onLost: (h, reason) => this.reopen(p, h, reason) });
       this.hosts.set(p, host.open().then(
         () => {
           if (this.hosts.has(p)) this.ready.set(p, host);
