@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<numb
   status: () => import('./status-command.js'),
   clickhouse: () => import('./clickhouse-command.js'),
   report: () => import('./report-command.js'),
+  replay: () => import('./replay-command.js'),
 };
 
 const USAGE = `usage: crawlstream <command> [options]
@@ -20,6 +21,8 @@ const USAGE = `usage: crawlstream <command> [options]
         [--max-pages N] [--max-pages-per-host N] [--default-delay-ms N] [--fetch-timeout-ms N]
         [--allow-network CIDR]... [--partitions N] [--clickhouse-url URL]
   query "SQL" [--data-dir DIR | --clickhouse-url URL] [--format json|table]
+  replay --from fetched [--since TIME | --from-offset N] [--processors parse,sink] [--parser-module FILE]
+         [--data-dir DIR | --brokers B [--topic-prefix P] --schema-registry URL] [--clickhouse-url URL]
   report [--data-dir DIR | --clickhouse-url URL] --out report.html
   clickhouse migrate [--data-dir DIR | --clickhouse-url URL]
   normalize URL...

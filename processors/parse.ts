@@ -8,6 +8,7 @@ import type { DiscoveredUrl, FetchResult, ParsedPage } from '../schemas/records.
 import { decompressBody } from '../fetching/body-codec.js';
 import { decodeHtml, looksLikeHtml } from '../parsing/decode-html.js';
 import { extractPage } from '../parsing/extract-page.js';
+import type { ParserModule } from '../parsing/parser-module.js';
 import { hostKey } from '../url/canonicalize.js';
 import { RecentSet } from './recent-set.js';
 
@@ -23,6 +24,8 @@ export interface ParseOptions {
   /** Replays re-parse without feeding links back into the crawl. */
   emitLinks: boolean;
   parserVersion: string;
+  /** A user's parsing step applied after ours (replay --parser-module). */
+  parserModule?: ParserModule;
 }
 
 /** The routing key of a link, or undefined when it cannot be parsed (normalize never sees it). */
@@ -79,7 +82,15 @@ export class Parse implements Processor<FetchResult> {
       ctx.metrics.count('parse-truncated');
     }
     const { html } = decodeHtml(body, r.charset);
-    const extract = extractPage(html, r.final_url, ctx.config.productToken);
+    let extract = extractPage(html, r.final_url, ctx.config.productToken);
+    if (this.options.parserModule) {
+      try {
+        extract = this.options.parserModule.transform(extract, { url: r.final_url, html });
+      } catch (err) {
+        page.error = `parser-module: ${(err as Error).message}`;
+        ctx.metrics.count('errors.parser-module');
+      }
+    }
     page.title = extract.title;
     page.canonical = extract.canonical;
     page.lang = extract.lang;
@@ -118,8 +129,12 @@ export const parseProcessor = defineProcessor({
   description: 'cheerio over htmlparser2: title, canonical, meta robots, links (base href, nofollow), text length, content hash, 64-bit simhash; redirects re-enter as discovered URLs.',
   stores: [],
   delivery: 'Stateless and deterministic: re-parsing a fetched record (after a crash or in a replay) gives the same page record.',
-  create: (env) => new Parse({
-    emitLinks: (env.resources.emitLinks as boolean | undefined) ?? true,
-    parserVersion: (env.resources.parserVersion as string | undefined) ?? PARSER_VERSION,
-  }),
+  create: (env) => {
+    const parserModule = env.resources.parserModule as ParserModule | undefined;
+    return new Parse({
+      emitLinks: (env.resources.emitLinks as boolean | undefined) ?? true,
+      parserVersion: parserModule ? `${PARSER_VERSION}+${parserModule.version}` : PARSER_VERSION,
+      parserModule,
+    });
+  },
 });

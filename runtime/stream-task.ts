@@ -48,8 +48,8 @@ export interface TaskOptions {
   config: CrawlConfig;
   clock: () => number;
   log: Logger;
-  /** Decides whether this task owns a routing key under the current partition count. */
-  owns: (routingKey: string) => boolean;
+  /** Whether this task processes the record; the others belong to another partition's task. */
+  owns: (record: RawRecord) => boolean;
   /** Persisted counters from earlier runs. */
   counters?: Map<string, number>;
   /** Called whenever the task has something new to commit or can take more input. */
@@ -76,6 +76,8 @@ export class StreamTask {
   private closed = false;
   private readonly keysInFlight = new Map<string, RawRecord[]>();
   private readonly sharedContext: ProcessorContext;
+  /** Physical topic → the name the processor knows it by. */
+  private readonly logical = new Map<string, string>();
 
   constructor(private readonly options: TaskOptions) {
     this.node = options.node;
@@ -85,6 +87,7 @@ export class StreamTask {
     this.stores = options.stores;
     this.metrics = new TaskMetrics(options.counters);
     for (const s of options.stores) this.storeByName.set(s.name, s);
+    for (const [logical, physical] of Object.entries(options.node.topicNames ?? {})) this.logical.set(physical, logical);
     for (const topic of options.node.inputs) {
       this.trackers.set(topic, new InputTracker(options.positions.get(topic) ?? { base: 0, done: [] }));
     }
@@ -120,7 +123,7 @@ export class StreamTask {
       const tracker = this.trackers.get(r.topic)!;
       if (tracker.alreadyDone(r.offset)) {
         tracker.pass(r.offset);
-      } else if (!this.options.owns(r.key)) {
+      } else if (!this.options.owns(r)) {
         // After partitions were added, records of moved hosts were copied to their new owner.
         tracker.pass(r.offset);
         this.metrics.count('skipped.not-owned');
@@ -286,7 +289,7 @@ export class StreamTask {
       return;
     }
     try {
-      const input: InputRecord<unknown> = { ...record, value };
+      const input: InputRecord<unknown> = { ...record, topic: this.logical.get(record.topic) ?? record.topic, value };
       const result = this.processor.process(input, ctx);
       if (result) await result;
     } catch (err) {
@@ -315,7 +318,8 @@ export class StreamTask {
       topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
       processor: this.node.name, reason: reason.slice(0, 4000), value: record.value, failed_at: this.options.clock(),
     };
-    sink.push({ topic: DEAD_LETTER_TOPIC, key: record.key, value: this.options.codecs.encode(DEAD_LETTER_TOPIC, letter), timestamp: letter.failed_at });
+    const topic = this.physical(DEAD_LETTER_TOPIC);
+    sink.push({ topic, key: record.key, value: this.options.codecs.encode(topic, letter), timestamp: letter.failed_at });
   }
 
   private contextFor(outputs: () => OutputRecord[]): ProcessorContext {
@@ -338,10 +342,16 @@ export class StreamTask {
 
   private forwarder(outputs: () => OutputRecord[]): ProcessorContext['forward'] {
     const outputsAllowed = new Set(this.node.outputs);
-    return (topic, key, value) => {
-      if (!outputsAllowed.has(topic)) throw new Error(`processor ${this.node.name} forwarded to ${topic}, which is not among its declared outputs`);
+    return (logicalTopic, key, value) => {
+      const topic = this.physical(logicalTopic);
+      if (!outputsAllowed.has(topic)) throw new Error(`processor ${this.node.name} forwarded to ${logicalTopic}, which is not among its declared outputs`);
       outputs().push({ topic, key, value: this.options.codecs.encode(topic, value), timestamp: this.options.clock() });
     };
+  }
+
+  /** Processors name topics logically; a replay runs them over renamed (private) topics. */
+  private physical(logical: string): string {
+    return this.node.topicNames?.[logical] ?? logical;
   }
 
   private async exclusive(fn: () => Promise<void>): Promise<void> {

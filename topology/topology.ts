@@ -47,6 +47,11 @@ export interface ProcessorDefinition {
 export interface ProcessorNode extends ProcessorDefinition {
   inputs: string[];
   outputs: string[];
+  /**
+   * Topic names as the processor's code knows them → the topics the node really reads and
+   * writes. Empty for the crawl; a replay runs processors over private topics this way.
+   */
+  topicNames?: Record<string, string>;
 }
 
 export interface Topology {

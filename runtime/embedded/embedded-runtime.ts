@@ -11,7 +11,7 @@ import { TopicCodecs } from '../../schemas/topic-codecs.js';
 import type { CrawlConfig } from '../../topology/crawl-config.js';
 import { bucketsOfPartition, partitionFor } from '../../topology/partitioning.js';
 import type { ProcessorResources, Topology } from '../../topology/topology.js';
-import { StreamTask, type OutputRecord, type TaskCommit } from '../stream-task.js';
+import { StreamTask, type OutputRecord, type RawRecord, type TaskCommit } from '../stream-task.js';
 import { PartitionLog, type AppendRecord, type LogEnd } from './partition-log.js';
 import {
   counterKey, encodeJson, logEndKey, metaKey, openStateDb, positionKey, readCounters, readJson, readLogEnd, readPosition,
@@ -33,6 +33,13 @@ export interface EmbeddedOptions {
   groupOf?: (processor: string) => string;
   /** Least time between two group commits; trades a little latency for larger batches. */
   commitIntervalMs?: number;
+  /**
+   * Which records of its partition a task processes. Default: those whose key it owns now.
+   * Replays pass their own rule: a record is processed where it lies unless scaling copied it.
+   */
+  owns?: (record: RawRecord, partition: number, partitions: number) => boolean;
+  /** Where a group with no stored position starts reading (default: the log's first offset). */
+  startAt?: (group: string, topic: string, log: PartitionLog) => number;
 }
 
 export const DEFAULT_PARTITIONS = 8;
@@ -195,7 +202,13 @@ export class EmbeddedRuntime {
       for (let p = 0; p < this.partitions; p++) {
         const owned = bucketsOfPartition(p, this.partitions);
         const positions = new Map();
-        for (const topic of node.inputs) positions.set(topic, await readPosition(this.db, this.group(node.name), topic, p));
+        for (const topic of node.inputs) {
+          const group = this.group(node.name);
+          const stored = await readPosition(this.db, group, topic, p);
+          const log = this.log(topic, p);
+          positions.set(topic, stored ?? { base: this.options.startAt?.(group, topic, log) ?? log.start, done: [] });
+        }
+        const owns = this.options.owns;
         const task: StreamTask = new StreamTask({
           node,
           partition: p,
@@ -206,7 +219,7 @@ export class EmbeddedRuntime {
           config: this.options.config,
           clock: this.clock,
           log: this.options.log,
-          owns: (key) => partitionFor(key, this.partitions) === p,
+          owns: owns ? (r) => owns(r, p, this.partitions) : (r) => partitionFor(r.key, this.partitions) === p,
           counters: await readCounters(this.db, this.group(node.name), p),
           onActivity: () => {
             this.requestCommit();

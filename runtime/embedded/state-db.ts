@@ -35,8 +35,8 @@ export async function readJson<T>(db: StateDb, k: Buffer): Promise<T | undefined
   return v === undefined ? undefined : (JSON.parse(v.toString('utf8')) as T);
 }
 
-export async function readPosition(db: StateDb, group: string, topic: string, partition: number): Promise<InputPosition> {
-  return (await readJson<InputPosition>(db, positionKey(group, topic, partition))) ?? { base: 0, done: [] };
+export async function readPosition(db: StateDb, group: string, topic: string, partition: number): Promise<InputPosition | undefined> {
+  return readJson<InputPosition>(db, positionKey(group, topic, partition));
 }
 
 export async function readLogEnd(db: StateDb, topic: string, partition: number): Promise<LogEnd | undefined> {

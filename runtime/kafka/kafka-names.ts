@@ -2,7 +2,8 @@
 // crawls share a cluster; all names derive from it here and nowhere else.
 
 export class KafkaNames {
-  constructor(readonly prefix = '') {}
+  /** `identity` names consumer groups, transactional ids and changelogs: a replay runs under its own. */
+  constructor(readonly prefix = '', readonly identity = 'crawlstream') {}
 
   topic(logical: string): string {
     return `${this.prefix}${logical}`;
@@ -14,17 +15,17 @@ export class KafkaNames {
 
   /** Consumer group of a processor: its committed positions are the processor's progress. */
   group(processor: string): string {
-    return `${this.prefix}crawlstream.${processor}`;
+    return `${this.prefix}${this.identity}.${processor}`;
   }
 
   /** Compacted topic backing a task's store; partition p restores task p. */
   changelog(processor: string, store: string): string {
-    return `${this.prefix}crawlstream.${processor}.${store}.changelog`;
+    return `${this.prefix}${this.identity}.${processor}.${store}.changelog`;
   }
 
   /** One transactional producer per task: a task that moves fences its old owner. */
   transactionalId(processor: string, partition: number): string {
-    return `${this.prefix}crawlstream.${processor}.${partition}`;
+    return `${this.prefix}${this.identity}.${processor}.${partition}`;
   }
 
   /** Crawl-level options written by `seed`, read by every worker (compacted, one partition). */

@@ -98,7 +98,7 @@ export class KafkaTaskHost {
       config: this.o.config,
       clock: Date.now,
       log: this.o.log,
-      owns: (key) => partitionFor(key, this.o.partitions) === partition,
+      owns: (r) => partitionFor(r.key, this.o.partitions) === partition,
       onActivity: () => {
         this.requestCommit();
         this.o.onActivity();

@@ -1,0 +1,27 @@
+// Progress and ETA of a replay: records processed out of those that were in the source topic when
+// the replay started.
+
+export interface ReplayProgress {
+  done: number;
+  total: number;
+  perSecond: number;
+  etaSeconds: number;
+}
+
+export class ProgressMeter {
+  private readonly started = performance.now();
+
+  constructor(readonly total: number) {}
+
+  measure(done: number): ReplayProgress {
+    const seconds = (performance.now() - this.started) / 1000;
+    const perSecond = done / Math.max(seconds, 0.001);
+    return { done, total: this.total, perSecond, etaSeconds: perSecond > 0 ? Math.max(0, this.total - done) / perSecond : Infinity };
+  }
+}
+
+export function formatProgress(p: ReplayProgress): string {
+  const pct = p.total ? ((100 * p.done) / p.total).toFixed(1) : '100.0';
+  const eta = Number.isFinite(p.etaSeconds) ? `${Math.ceil(p.etaSeconds)} s` : '?';
+  return `replayed ${p.done} of ${p.total} records (${pct} %) | ${p.perSecond.toFixed(1)} records/s | ETA ${eta}`;
+}
