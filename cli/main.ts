@@ -13,6 +13,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<numb
   clickhouse: () => import('./clickhouse-command.js'),
   report: () => import('./report-command.js'),
   replay: () => import('./replay-command.js'),
+  scale: () => import('./scale-command.js'),
 };
 
 const USAGE = `usage: crawlstream <command> [options]
@@ -23,6 +24,7 @@ const USAGE = `usage: crawlstream <command> [options]
   query "SQL" [--data-dir DIR | --clickhouse-url URL] [--format json|table]
   replay --from fetched [--since TIME | --from-offset N] [--processors parse,sink] [--parser-module FILE]
          [--data-dir DIR | --brokers B [--topic-prefix P] --schema-registry URL] [--clickhouse-url URL]
+  scale --partitions N [--data-dir DIR | --brokers B [--topic-prefix P]]
   report [--data-dir DIR | --clickhouse-url URL] --out report.html
   clickhouse migrate [--data-dir DIR | --clickhouse-url URL]
   normalize URL...

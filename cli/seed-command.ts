@@ -1,7 +1,7 @@
 // crawlstream seed --brokers B --schema-registry URL [crawl-level options] URL...
 // Writes the crawl-level options every worker applies, then the seed URLs into discovered-urls.
 import { crawlTopology } from '../topology/crawl-topology.js';
-import { connectCluster, readCrawlConfig, topologyCodecs, writeCrawlConfig, partitionCount } from '../runtime/kafka/kafka-cluster.js';
+import { connectCluster, readCrawlState, topologyCodecs, writeCrawlState, partitionCount } from '../runtime/kafka/kafka-cluster.js';
 import { partitionFor } from '../topology/partitioning.js';
 import { hostKey } from '../url/canonicalize.js';
 import type { DiscoveredUrl } from '../schemas/records.js';
@@ -17,9 +17,10 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const topology = crawlTopology();
     const codecs = await topologyCodecs(topology, cluster.names, required(values, 'schema-registry'));
-    const config = crawlConfigFrom(values, (await readCrawlConfig(cluster)) ?? {});
-    await writeCrawlConfig(cluster, config);
+    const state = await readCrawlState(cluster);
+    const config = crawlConfigFrom(values, state?.options ?? {});
     const partitions = await partitionCount(cluster, 'discovered-urls');
+    await writeCrawlState(cluster, { options: config, control: state?.control ?? { paused: false, generation: 0, partitions } });
     const producer = cluster.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     try {

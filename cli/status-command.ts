@@ -1,7 +1,7 @@
 // crawlstream status --brokers B [--topic-prefix P] [--wait-idle] [--timeout S]
 import { crawlTopology } from '../topology/crawl-topology.js';
 import { connectCluster, partitionCount, type Cluster } from '../runtime/kafka/kafka-cluster.js';
-import { idleVerdict, readTaskStatuses, topicEnds, type TaskStatus } from '../runtime/kafka/task-status.js';
+import { clusterIdle, readTaskStatuses, topicEnds, type TaskStatus } from '../runtime/kafka/task-status.js';
 import { intOption, parse } from './options.js';
 import { brokersOf, KAFKA_FLAGS } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
@@ -19,7 +19,8 @@ export async function run(argv: string[]): Promise<number> {
     let quiet = 0;
     let last = '';
     while (Date.now() < deadline) {
-      const { idle, reason } = await check(cluster);
+      // The cluster may be restarting or moving leaders: a failed look is "not idle yet", not an error.
+      const { idle, reason } = await check(cluster).catch((err: Error) => ({ idle: false, reason: `cannot read the cluster's state: ${err.message}` }));
       quiet = idle ? quiet + 1 : 0;
       if (quiet >= 3) {
         process.stdout.write(await describe(cluster));
@@ -41,9 +42,7 @@ export async function run(argv: string[]): Promise<number> {
 async function check(cluster: Cluster): Promise<{ idle: boolean; reason: string }> {
   const topology = crawlTopology();
   const partitions = await partitionCount(cluster, 'discovered-urls');
-  const statuses = await readTaskStatuses(cluster);
-  const ends = await topicEnds(cluster, [...topology.topics.keys()]);
-  return idleVerdict(statuses, ends, topology.processors.map((p) => ({ name: p.name, inputs: p.inputs })), partitions, Date.now());
+  return clusterIdle(cluster, topology.processors.map((p) => ({ name: p.name, inputs: p.inputs })), [...topology.topics.keys()], partitions);
 }
 
 async function describe(cluster: Cluster): Promise<string> {

@@ -23,6 +23,8 @@ export async function run(argv: string[]): Promise<number> {
     throw new UsageError((err as Error).message);
   }
   const log = stderrLogger();
+  // A promise rejected without a handler must not take the worker down mid-crawl: say it and go on.
+  process.on('unhandledRejection', (err) => log.warn(`unhandled: ${(err as Error)?.stack ?? err}`));
   const abort = new AbortController();
   const worker = new KafkaWorker({
     brokers: brokersOf(values),

@@ -12,7 +12,7 @@ import type { KeyValueStore } from '../state-stores/key-value-store.js';
 import { hostsStore, newHostState, robotsStore, type HostState, type RobotsText } from './host-state.js';
 import { HostFrontier, hostQueueStore, type QueuedUrl } from './host-frontier.js';
 import { TimerHeap } from './timer-heap.js';
-import type { CrawlBudget } from './crawl-budget.js';
+import type { CrawlBudget, CrawlControl } from './crawl-budget.js';
 import { RobotsGate } from './robots-gate.js';
 
 const MAX_BACKOFF_MS = 5 * 60_000;
@@ -32,7 +32,11 @@ export class Schedule implements Processor<CanonicalUrl | FetchResult> {
   private inFlightTotal = 0;
   private ctx!: ProcessorContext;
 
-  constructor(private readonly budget?: CrawlBudget) {}
+  constructor(
+    private readonly budget?: CrawlBudget,
+    /** Kafka mode pauses releases while the partition count grows (crawlstream scale). */
+    private readonly control?: CrawlControl,
+  ) {}
 
   async init(ctx: ProcessorContext): Promise<void> {
     this.ctx = ctx;
@@ -69,7 +73,8 @@ export class Schedule implements Processor<CanonicalUrl | FetchResult> {
   }
 
   hasPendingWork(): boolean {
-    return this.inFlightTotal > 0 || (this.queuedTotal > 0 && !(this.budget?.exhausted() ?? false));
+    const blocked = (this.budget?.exhausted() ?? false) || (this.control?.paused ?? false);
+    return this.inFlightTotal > 0 || (this.queuedTotal > 0 && !blocked);
   }
 
   private async onDiscovered(u: CanonicalUrl, now: number): Promise<void> {
@@ -140,6 +145,7 @@ export class Schedule implements Processor<CanonicalUrl | FetchResult> {
   /** Releases the host's next fetch if its slot is free and its timer has passed. */
   private async tryRelease(h: HostState, now: number): Promise<void> {
     if (h.inFlight) return;
+    if (this.control?.paused) return this.arm(h, now + 200);
     if (h.queued === 0) return this.deactivate(h);
     if (now < h.nextFetchAt) return this.arm(h, h.nextFetchAt);
     const robots = this.robots.state(h, now);
@@ -249,5 +255,5 @@ export const scheduleProcessor = defineProcessor({
   stores: [hostsStore, hostQueueStore, robotsStore],
   punctuateEveryMs: 10,
   delivery: 'Exactly once: releases, host timers and queue changes commit together with the input position. A fetch redone after a crash is released only once; its second completion is ignored.',
-  create: (env) => new Schedule(env.resources.crawlBudget as CrawlBudget | undefined),
+  create: (env) => new Schedule(env.resources.crawlBudget as CrawlBudget | undefined, env.resources.crawlControl as CrawlControl | undefined),
 });

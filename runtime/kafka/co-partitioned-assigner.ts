@@ -61,15 +61,16 @@ export function assignPartitions(members: MemberInfo[], partitions: number): Map
  * The kafkajs assigner. `current()` gives the partitions this member holds now; they travel in the
  * member's userData so the leader can keep assignments sticky.
  */
-export function coPartitionedAssigner(current: () => number[]): PartitionAssigner {
+export function coPartitionedAssigner(current: () => number[], maxPartitions = Infinity): PartitionAssigner {
   return ({ cluster }) => {
     const assigner: Assigner = {
       name: ASSIGNER_NAME,
       version: 1,
       async assign({ members, topics }: { members: GroupMember[]; topics: string[] }): Promise<GroupMemberAssignment[]> {
         const counts = topics.map((t) => cluster.findTopicPartitionMetadata(t).length);
-        // Topics of one processor are grown together; until all are, only common partitions are assigned.
-        const partitions = Math.min(...counts);
+        // Topics of one processor are grown together; until all are, only common partitions are
+        // assigned, and none beyond the crawl's current count (scale grows topics before it migrates state).
+        const partitions = Math.min(...counts, maxPartitions);
         const infos = members.map((m) => {
           let previous: number[] = [];
           try {

@@ -4,7 +4,7 @@ import { Kafka, logLevel, type Admin, type LogEntry } from 'kafkajs';
 import type { Logger } from '../../processors/api.js';
 import { loadSchema } from '../../schemas/schema-files.js';
 import { TopicCodecs } from '../../schemas/topic-codecs.js';
-import { CRAWL_LEVEL_OPTIONS, defaultCrawlConfig, type CrawlConfig } from '../../topology/crawl-config.js';
+import { CRAWL_LEVEL_OPTIONS, type CrawlConfig } from '../../topology/crawl-config.js';
 import type { Topology } from '../../topology/topology.js';
 import { ConfluentSchemaRegistry } from './confluent-registry.js';
 import { restoreChangelogs } from './changelog-restore.js';
@@ -68,35 +68,63 @@ export async function partitionCount(cluster: Cluster, topic: string): Promise<n
 
 type CrawlLevel = Pick<CrawlConfig, (typeof CRAWL_LEVEL_OPTIONS)[number]>;
 
-export async function writeCrawlConfig(cluster: Cluster, config: CrawlConfig): Promise<void> {
-  const crawlLevel = Object.fromEntries(CRAWL_LEVEL_OPTIONS.map((k) => [k, config[k]])) as CrawlLevel;
+/** Crawl-wide state every worker follows, beside the crawl-level options. */
+export interface CrawlControlState {
+  /** While true no worker releases a fetch (scale drains the crawl this way). */
+  paused: boolean;
+  /** Bumped when the partition count changes: workers re-open their tasks for the new count. */
+  generation: number;
+  partitions: number;
+}
+
+export interface CrawlState {
+  options: Partial<CrawlConfig>;
+  control: CrawlControlState;
+}
+
+export async function writeCrawlState(cluster: Cluster, state: CrawlState): Promise<void> {
+  const options = Object.fromEntries(CRAWL_LEVEL_OPTIONS.filter((k) => k in state.options).map((k) => [k, state.options[k]])) as Partial<CrawlLevel>;
   const producer = cluster.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   try {
-    await producer.send({ topic: cluster.names.crawlConfig, messages: [{ key: 'crawl', value: JSON.stringify(crawlLevel) }] });
+    await producer.send({ topic: cluster.names.crawlConfig, messages: [{ key: 'crawl', value: JSON.stringify({ options, control: state.control }) }] });
   } finally {
     await producer.disconnect();
   }
 }
 
-/** The crawl-level options written by the last `seed`, or undefined if none was. */
-export async function readCrawlConfig(cluster: Cluster): Promise<Partial<CrawlConfig> | undefined> {
-  let latest: Partial<CrawlConfig> | undefined;
+/** The crawl's state as the last `seed` or `scale` left it, or undefined before the first seed. */
+export async function readCrawlState(cluster: Cluster): Promise<CrawlState | undefined> {
+  let latest: CrawlState | undefined;
   await restoreChangelogs(cluster.kafka, cluster.admin, [{ topic: cluster.names.crawlConfig, partition: 0, from: 0 }], async (_t, entries) => {
-    for (const e of entries) if (e.value) latest = JSON.parse(e.value.toString('utf8')) as Partial<CrawlConfig>;
+    for (const e of entries) if (e.value) latest = JSON.parse(e.value.toString('utf8')) as CrawlState;
   });
   return latest;
 }
 
-/** Waits for a crawl config to appear (workers may start before the first `seed`). */
-export async function awaitCrawlConfig(cluster: Cluster, log: Logger, signal?: AbortSignal): Promise<CrawlConfig> {
+/** Waits for a crawl to be seeded (workers may start first). */
+export async function awaitCrawlState(cluster: Cluster, log: Logger, signal?: AbortSignal): Promise<CrawlState> {
   let told = false;
   while (!signal?.aborted) {
-    const stored = await readCrawlConfig(cluster);
-    if (stored) return defaultCrawlConfig(stored);
+    const stored = await readCrawlState(cluster);
+    if (stored) return stored;
     if (!told) log.info(`waiting for a crawl: run \`crawlstream seed\` to start one (${cluster.names.crawlConfig} is empty)`);
     told = true;
     await new Promise((r) => setTimeout(r, 1000));
   }
-  throw new Error('stopped before a crawl config arrived');
+  throw new Error('stopped before a crawl was seeded');
+}
+
+/** Follows the crawl state as it changes; returns a function that stops following. */
+export async function watchCrawlState(cluster: Cluster, id: string, onChange: (state: CrawlState) => void): Promise<() => Promise<void>> {
+  const consumer = cluster.kafka.consumer({ groupId: `crawlstream-watch-${id}`, maxWaitTimeInMs: 200, readUncommitted: false });
+  await consumer.connect();
+  await consumer.subscribe({ topic: cluster.names.crawlConfig, fromBeginning: true });
+  await consumer.run({
+    autoCommit: false,
+    eachMessage: async ({ message }) => {
+      if (message.value) onChange(JSON.parse(message.value.toString('utf8')) as CrawlState);
+    },
+  });
+  return () => consumer.disconnect();
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { countingRecord, countingTopology } from '../test-driver/counting-topology.js';
 import { defaultCrawlConfig } from '../../topology/crawl-config.js';
 import { partitionFor } from '../../topology/partitioning.js';
-import { connectCluster, topologyCodecs, writeCrawlConfig, type Cluster } from './kafka-cluster.js';
+import { connectCluster, topologyCodecs, writeCrawlState, type Cluster } from './kafka-cluster.js';
 import { createTopics, plannedTopics } from './topic-admin.js';
 import { restoreChangelogs } from './changelog-restore.js';
 import { requireServices } from '../../test/support/services.js';
@@ -47,7 +47,7 @@ describe('Kafka runtime', () => {
     const { kafka } = requireServices();
     cluster = await connectCluster({ brokers: [kafka], prefix, log: { info: () => {}, warn: () => {} } });
     await createTopics(cluster.admin, plannedTopics(countingTopology(), cluster.names, PARTITIONS));
-    await writeCrawlConfig(cluster, defaultCrawlConfig());
+    await writeCrawlState(cluster, { options: defaultCrawlConfig(), control: { paused: false, generation: 0, partitions: PARTITIONS } });
   });
 
   after(async () => {

@@ -37,6 +37,8 @@ export interface KafkaTaskOptions {
 
 const CHECKPOINT = (topic: string) => Buffer.from(`ckpt!${topic}`, 'utf8');
 const POSITION_KEY = (topic: string) => Buffer.from(`pos!${topic}`, 'utf8');
+/** A commit that takes longer than this is given up and the task re-opened. */
+const COMMIT_TIMEOUT_MS = 30_000;
 /** Keep each produce request well under the broker's limits; bodies can be megabytes. */
 const MAX_SEND_BYTES = 8 * 1024 * 1024;
 
@@ -150,39 +152,35 @@ export class KafkaTaskHost {
    */
   async close(finish: boolean): Promise<void> {
     this.closed = true;
-    if (finish) {
+    if (this.task && finish) {
       await this.task.close();
       await this.committing;
       this.scheduleCommit();
-    } else {
+    } else if (this.task) {
       await this.task.abandon();
     }
     await this.committing;
-    await this.producer.disconnect().catch(() => {});
-    await this.db.close();
+    await this.producer?.disconnect().catch(() => {});
+    if (this.db?.status === 'open') await this.db.close();
   }
 
   private async commitWithRetry(commit: TaskCommit): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.commitOnce(commit);
-        return;
-      } catch (err) {
-        const e = err as { name?: string; type?: string; message?: string };
-        const what = `${e.type ?? ''} ${e.name ?? ''} ${e.message ?? ''}`;
-        if (/FENCED|INVALID_PRODUCER_EPOCH|INVALID_TXN_STATE|UNKNOWN_PRODUCER_ID/i.test(what)) {
-          // Either a newer owner took the task, or the broker lost our transaction state (it
-          // restarted): in both cases this instance stops here and the runner decides whether to
-          // re-open the task (restoring from what was committed) or let it go.
-          this.fenced = true;
-          this.o.onLost(this, what.trim());
-          return;
-        }
-        if (this.closed && attempt >= 3) throw err;
-        const wait = Math.min(200 * 2 ** attempt, 10_000);
-        this.o.log.warn(`${this.id}: commit failed (${e.message}); retrying in ${wait} ms`);
-        await new Promise((r) => setTimeout(r, wait));
-      }
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.commitOnce(commit),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${COMMIT_TIMEOUT_MS} ms`)), COMMIT_TIMEOUT_MS))),
+      ]);
+    } catch (err) {
+      // Whatever failed — fenced by a newer owner, the broker gone while the transaction ended, a
+      // coordinator that moved — this instance can no longer tell what is committed. It stops
+      // here; the runner re-opens the task if it is still ours, and opening fences this producer
+      // (its open transaction is aborted) and restores exactly what was committed.
+      const e = err as { name?: string; type?: string; message?: string };
+      this.fenced = true;
+      this.o.onLost(this, `${e.type ?? e.name ?? ''} ${e.message ?? ''}`.trim());
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -224,7 +222,9 @@ export class KafkaTaskHost {
       }
       await transaction.commit();
     } catch (err) {
-      await transaction.abort().catch(() => {});
+      // Not awaited: after a broker failure kafkajs may retry the abort for minutes; re-opening
+      // the task aborts the transaction anyway.
+      void transaction.abort().catch(() => {});
       throw err;
     }
     // The changelogs hold the commit now; the local copy and its checkpoint follow (never ahead).

@@ -1,12 +1,17 @@
 // A worker process on Kafka: runs all processors of the topology or a chosen subset, each as its
-// own consumer group; workers start and stop at will and tasks move between them.
+// own consumer group; workers start and stop at will and tasks move between them. The worker follows
+// the crawl state: a pause stops releases (scale drains the crawl this way), and a new generation
+// (a new partition count) makes it re-open every task for the new count.
 import { hostname } from 'node:os';
 import type { Producer } from 'kafkajs';
 import type { Logger } from '../../processors/api.js';
-import { selectProcessors, type Topology } from '../../topology/topology.js';
+import type { CrawlControl } from '../../processors/crawl-budget.js';
+import { selectProcessors, type ProcessorNode, type ProcessorResources, type Topology } from '../../topology/topology.js';
+import { defaultCrawlConfig, type CrawlConfig } from '../../topology/crawl-config.js';
+import type { TopicCodecs } from '../../schemas/topic-codecs.js';
 import { sharedClickHouse } from '../../clickhouse/connection.js';
 import { createFetcher } from '../crawl-resources.js';
-import { awaitCrawlConfig, connectCluster, missingTopics, partitionCount, topologyCodecs, type Cluster } from './kafka-cluster.js';
+import { awaitCrawlState, connectCluster, missingTopics, partitionCount, topologyCodecs, watchCrawlState, type Cluster, type CrawlState } from './kafka-cluster.js';
 import { ProcessorRunner } from './processor-runner.js';
 import type { TaskStatus } from './task-status.js';
 
@@ -28,10 +33,20 @@ export interface WorkerOptions {
 export class KafkaWorker {
   readonly id = `${hostname()}-${process.pid}`;
   private cluster!: Cluster;
-  private readonly runners: ProcessorRunner[] = [];
+  private runners: ProcessorRunner[] = [];
   private statusProducer: Producer | undefined;
   private statusTimer: NodeJS.Timeout | undefined;
-  private closers: (() => Promise<void>)[] = [];
+  private readonly closers: (() => Promise<void>)[] = [];
+  private readonly control: CrawlControl = { paused: false };
+  /** The generation of the crawl state last seen, and the one the running tasks were opened for. */
+  private generation = 0;
+  private runningGeneration = 0;
+  private partitions = 0;
+  private nodes: ProcessorNode[] = [];
+  private codecs!: TopicCodecs;
+  private config!: CrawlConfig;
+  private resources!: ProcessorResources;
+  private restarting: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: WorkerOptions) {}
 
@@ -43,41 +58,63 @@ export class KafkaWorker {
     if (missing.length) {
       throw new Error(`topics missing on the cluster: ${missing.join(', ')}; create them with \`crawlstream topics create --brokers ${this.o.brokers.join(',')}${this.o.prefix ? ` --topic-prefix ${this.o.prefix}` : ''}\``);
     }
-    const partitions = await partitionCount(this.cluster, [...topology.topics.keys()][0]);
-    const codecs = await topologyCodecs(topology, this.cluster.names, this.o.registryUrl);
-    const stored = await awaitCrawlConfig(this.cluster, log, this.o.signal);
-    const config = { ...stored, allowNetworks: this.o.allowNetworks };
-    const fetcher = createFetcher(config);
-    const clickhouse = sharedClickHouse({ url: this.o.clickhouseUrl });
-    this.closers.push(() => fetcher.close(), () => clickhouse.close());
-    const nodes = selectProcessors(topology, this.o.processors);
-    if (nodes.some((n) => n.name === 'sink') && !this.o.clickhouseUrl) {
+    this.nodes = selectProcessors(topology, this.o.processors);
+    if (this.nodes.some((n) => n.name === 'sink') && !this.o.clickhouseUrl) {
       throw new Error('the sink processor needs --clickhouse-url (or leave it out with --processors)');
     }
-    for (const node of nodes) {
-      const runner = new ProcessorRunner({
-        kafka: this.cluster.kafka, admin: this.cluster.admin, names: this.cluster.names, node, partitions,
-        dataDir: this.o.dataDir, codecs, config, log,
-        resources: { httpFetcher: fetcher, clickhouse, sinkId: 'live' },
-        sessionTimeoutMs: this.o.sessionTimeoutMs ?? 10_000,
-      });
-      this.runners.push(runner);
-    }
-    await Promise.all(this.runners.map((r) => r.start()));
+    this.codecs = await topologyCodecs(topology, this.cluster.names, this.o.registryUrl);
+    const state = await awaitCrawlState(this.cluster, log, this.o.signal);
+    this.config = { ...defaultCrawlConfig(state.options), allowNetworks: this.o.allowNetworks };
+    const fetcher = createFetcher(this.config);
+    const clickhouse = sharedClickHouse({ url: this.o.clickhouseUrl });
+    this.closers.push(() => fetcher.close(), () => clickhouse.close());
+    this.resources = { httpFetcher: fetcher, clickhouse, sinkId: 'live', crawlControl: this.control };
+    this.control.paused = state.control.paused;
+    this.generation = this.runningGeneration = state.control.generation;
+    this.partitions = await partitionCount(this.cluster, [...topology.topics.keys()][0]);
+    if (state.control.partitions) this.partitions = Math.min(this.partitions, state.control.partitions);
+    await this.startRunners();
+    this.closers.unshift(await watchCrawlState(this.cluster, this.id, (s) => this.follow(s)));
     this.statusProducer = this.cluster.kafka.producer();
     await this.statusProducer.connect();
     this.statusTimer = setInterval(() => void this.publishStatus().catch(() => {}), 1000);
-    log.info(`worker ${this.id} running ${nodes.map((n) => n.name).join(', ')} over ${partitions} partitions`);
+    log.info(`worker ${this.id} running ${this.nodes.map((n) => n.name).join(', ')} over ${this.partitions} partitions`);
   }
 
   /** Finishes records in progress, commits, leaves the groups. */
   async stop(): Promise<void> {
     if (this.statusTimer) clearInterval(this.statusTimer);
+    await this.restarting;
     await Promise.all(this.runners.map((r) => r.stop()));
     await this.publishStatus(true).catch(() => {});
     await this.statusProducer?.disconnect().catch(() => {});
     for (const close of this.closers) await close().catch(() => {});
     await this.cluster?.close().catch(() => {});
+  }
+
+  private follow(state: CrawlState): void {
+    if (this.control.paused !== state.control.paused) this.o.log.info(state.control.paused ? 'crawl paused: no new fetch is released' : 'crawl resumed');
+    this.control.paused = state.control.paused;
+    if (state.control.generation === this.generation) return;
+    this.generation = state.control.generation;
+    const partitions = state.control.partitions;
+    this.restarting = this.restarting.then(async () => {
+      // Every task re-opens for the new count: ownership of hosts and buckets changed.
+      this.o.log.info(`partition count now ${partitions} (generation ${this.generation}): re-opening every task`);
+      await Promise.all(this.runners.map((r) => r.stop()));
+      this.partitions = partitions;
+      await this.startRunners();
+      this.runningGeneration = this.generation;
+    }).catch((err) => this.o.log.warn(`re-opening tasks failed: ${(err as Error).message}`));
+  }
+
+  private async startRunners(): Promise<void> {
+    this.runners = this.nodes.map((node) => new ProcessorRunner({
+      kafka: this.cluster.kafka, admin: this.cluster.admin, names: this.cluster.names, node, partitions: this.partitions,
+      dataDir: this.o.dataDir, codecs: this.codecs, config: this.config, log: this.o.log,
+      resources: this.resources, sessionTimeoutMs: this.o.sessionTimeoutMs ?? 10_000,
+    }));
+    await Promise.all(this.runners.map((r) => r.start()));
   }
 
   private async publishStatus(leaving = false): Promise<void> {
@@ -91,7 +128,7 @@ export class KafkaWorker {
           consumedUpTo[topic] = Math.max(runner.consumedUpTo.get(`${topic}/${t.partition}`) ?? 0, t.nextOffset(topic));
         }
         const status: TaskStatus = {
-          processor: t.node.name, partition: t.partition, worker: leaving ? '' : this.id,
+          processor: t.node.name, partition: t.partition, worker: leaving ? '' : this.id, paused: this.control.paused, generation: this.runningGeneration,
           quiescent: host.settled(), pendingWork: t.hasPendingWork(), consumedUpTo,
           gauges: Object.fromEntries(t.metrics.gauges), counters: Object.fromEntries(t.metrics.totals), at,
         };

@@ -50,7 +50,7 @@ export class ProcessorRunner {
     const { kafka, names, node } = this.o;
     this.consumer = kafka.consumer({
       groupId: names.group(node.name),
-      partitionAssigners: [coPartitionedAssigner(() => [...this.assignment])],
+      partitionAssigners: [coPartitionedAssigner(() => [...this.assignment], this.o.partitions)],
       readUncommitted: false,
       sessionTimeout: this.o.sessionTimeoutMs,
       heartbeatInterval: Math.max(500, Math.floor(this.o.sessionTimeoutMs / 6)),
@@ -112,11 +112,16 @@ export class ProcessorRunner {
       if (!this.assignment.has(partition) || this.hosts.has(partition)) return;
       this.reassign(new Set(this.assignment));
       const fresh = await this.hosts.get(partition);
-      // The consumer read past what the lost task committed; read again from where the new one starts.
+      // The consumer read past what the lost task committed; read again from where the new one
+      // starts. A consumer that is itself restarting rejoins from the committed offsets anyway.
       for (const topic of this.o.node.inputs) {
-        if (fresh) this.consumer.seek({ topic: this.o.names.topic(topic), partition, offset: String(fresh.task.nextOffset(topic)) });
+        try {
+          if (fresh) this.consumer.seek({ topic: this.o.names.topic(topic), partition, offset: String(fresh.task.nextOffset(topic)) });
+        } catch {
+          // not running right now: see above
+        }
       }
-    })();
+    })().catch((err) => this.o.log.warn(`${this.name}-${partition}: re-opening failed: ${(err as Error).message}`));
   }
 
   private reassign(owned: Set<number>): void {
@@ -128,20 +133,33 @@ export class ProcessorRunner {
       void host.then((h) => h?.close(false)).catch((err) => this.o.log.warn(`closing ${this.name}-${p}: ${(err as Error).message}`));
     }
     for (const p of owned) {
-      if (this.hosts.has(p)) continue;
-      const host = new KafkaTaskHost({ ...this.o, partition: p, onActivity: () => {}, onLost: (h, reason) => this.reopen(p, h, reason) });
-      this.hosts.set(p, host.open().then(
-        () => {
-          if (this.hosts.has(p)) this.ready.set(p, host);
-          return host;
-        },
-        (err) => {
-          this.o.log.warn(`${this.name}-${p}: cannot start: ${(err as Error).message}`);
-          return undefined;
-        },
-      ));
+      if (this.hosts.has(p) || p >= this.o.partitions) continue;
+      this.hosts.set(p, this.open(p));
     }
     this.assignment = owned;
+  }
+
+  /** Opens the task, retrying with backoff while the cluster is unreachable and the partition is ours. */
+  private async open(p: number): Promise<KafkaTaskHost | undefined> {
+    for (let attempt = 0; !this.stopping; attempt++) {
+      const host = new KafkaTaskHost({ ...this.o, partition: p, onActivity: () => {}, onLost: (h, reason) => this.reopen(p, h, reason) });
+      try {
+        await host.open();
+        if (!this.assignment.has(p) || this.stopping) {
+          await host.close(false);
+          return undefined;
+        }
+        this.ready.set(p, host);
+        return host;
+      } catch (err) {
+        await host.close(false).catch(() => {});
+        const wait = Math.min(500 * 2 ** attempt, 10_000);
+        this.o.log.warn(`${this.name}-${p}: cannot start (${(err as Error).message}); trying again in ${wait} ms`);
+        await new Promise((r) => setTimeout(r, wait));
+        if (!this.assignment.has(p)) return undefined;
+      }
+    }
+    return undefined;
   }
 
   private async onBatch({ batch, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {

@@ -11,6 +11,10 @@ export interface TaskStatus {
   worker: string;
   quiescent: boolean;
   pendingWork: boolean;
+  /** The worker's crawl is paused (scaling): no fetch is released. */
+  paused?: boolean;
+  /** The crawl state generation (partition count) the task runs under. */
+  generation?: number;
   /** Next offset per input topic, control records included. */
   consumedUpTo: Record<string, number>;
   gauges: Record<string, number>;
@@ -64,4 +68,11 @@ export function idleVerdict(
     }
   }
   return { idle: true, reason: 'every topic is consumed and no URL is queued or in flight' };
+}
+
+/** The cluster-wide idle check behind `status --wait-idle` and `scale`. */
+export async function clusterIdle(cluster: Cluster, processors: { name: string; inputs: string[] }[], topics: string[], partitions: number): Promise<{ idle: boolean; reason: string; statuses: Map<string, TaskStatus> }> {
+  const statuses = await readTaskStatuses(cluster);
+  const ends = await topicEnds(cluster, topics);
+  return { ...idleVerdict(statuses, ends, processors, partitions, Date.now()), statuses };
 }

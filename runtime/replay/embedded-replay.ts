@@ -11,6 +11,7 @@ import type { CrawlConfig } from '../../topology/crawl-config.js';
 import { EmbeddedRuntime } from '../embedded/embedded-runtime.js';
 import type { PartitionLog } from '../embedded/partition-log.js';
 import { planReplay } from './replay-plan.js';
+import { copiedAway, readScaleEvents } from '../scale/scale-history.js';
 import { ProgressMeter, type ReplayProgress } from './replay-progress.js';
 
 export interface EmbeddedReplayOptions {
@@ -33,6 +34,7 @@ export async function runEmbeddedReplay(o: EmbeddedReplayOptions): Promise<Repla
   const plan = planReplay(crawlTopology(), { id: o.id, from: o.from, processors: o.processors });
   const clickhouse = sharedClickHouse({ url: o.clickhouseUrl, dataDir: o.dataDir });
   const groupOf = (processor: string) => `replay-${o.id}.${processor}`;
+  const scaleEvents = await readScaleEvents(o.dataDir);
   const start = (topic: string, log: PartitionLog) =>
     topic !== o.from ? log.start : Math.min(log.end, Math.max(log.start, o.since !== undefined ? log.offsetForTime(o.since) : (o.fromOffset ?? log.start)));
   const runtime = await EmbeddedRuntime.open({
@@ -42,8 +44,9 @@ export async function runEmbeddedReplay(o: EmbeddedReplayOptions): Promise<Repla
     log: o.log,
     groupOf,
     startAt: (_group, topic, log) => start(topic, log),
-    // A replayed record is processed in the partition it lies in, whoever owns its host today.
-    owns: () => true,
+    // A replayed record is processed where it lies, whoever owns its host today, unless growing the
+    // partition count copied it elsewhere (then the copy is processed).
+    owns: (r, partition) => !copiedAway(scaleEvents, r.topic, partition, r.offset, r.key),
     resources: { clickhouse, sinkId: `replay-${o.id}`, emitLinks: false, parserModule: o.parserModule },
   });
   let timer: NodeJS.Timeout | undefined;

@@ -6,7 +6,7 @@ import { sharedClickHouse } from '../../clickhouse/connection.js';
 import type { ParserModule } from '../../parsing/parser-module.js';
 import { crawlTopology } from '../../topology/crawl-topology.js';
 import { defaultCrawlConfig } from '../../topology/crawl-config.js';
-import { connectCluster, partitionCount, readCrawlConfig, topologyCodecs } from '../kafka/kafka-cluster.js';
+import { connectCluster, partitionCount, readCrawlState, topologyCodecs } from '../kafka/kafka-cluster.js';
 import { KafkaNames } from '../kafka/kafka-names.js';
 import { ProcessorRunner } from '../kafka/processor-runner.js';
 import { createTopics, plannedTopics } from '../kafka/topic-admin.js';
@@ -44,7 +44,7 @@ export async function runKafkaReplay(o: KafkaReplayOptions): Promise<ReplayProgr
     const wanted = plannedTopics(plan.topology, names, partitions).filter((t) => t.name !== names.topic(o.from) && !t.name.endsWith('crawl-config') && !t.name.endsWith('task-status'));
     await createTopics(cluster.admin, wanted);
     const codecs = await topologyCodecs(plan.topology, names, o.registryUrl);
-    const config = defaultCrawlConfig((await readCrawlConfig(cluster)) ?? {});
+    const config = defaultCrawlConfig((await readCrawlState(cluster))?.options ?? {});
 
     // Each replay group starts at the chosen place in the source topic; the end is where it stands now.
     const source = names.topic(o.from);

@@ -1,0 +1,67 @@
+// Running a whole crawl of the synthetic web on Kafka through the real command line: topics,
+// two workers, seed, and `status --wait-idle`; results read back from the ClickHouse server.
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSyntheticWeb, type SyntheticWeb } from '../../test-web/synthetic-web.js';
+import { query, runCli, type CliRun } from './cli.js';
+import { requireServices } from './services.js';
+import { crawlLevelFlags, type PageRow } from './crawl-outcome-tests.js';
+
+export const DEV_SERVICES = new URL('../../../scripts/dev-services.sh', import.meta.url).pathname;
+
+export interface KafkaCrawl {
+  web: SyntheticWeb;
+  chUrl: string;
+  workers: (Promise<CliRun> & { child: ChildProcess })[];
+  idle: CliRun;
+  pages: PageRow[];
+}
+
+/** Runs a whole crawl on Kafka; `midway` is called once the server has seen `after` requests. */
+export async function kafkaCrawl(name: string, midway?: { after: number; act: (c: KafkaCrawl) => void }): Promise<KafkaCrawl> {
+  const { kafka, registry, clickhouse } = requireServices();
+  const id = `${name}${Date.now()}`;
+  const prefix = `${id}.`;
+  const chUrl = `${clickhouse}/${id}`;
+  const kafkaFlags = ['--brokers', kafka, '--topic-prefix', prefix];
+  const web = await startSyntheticWeb({ scenario: 'test' });
+  const topics = await runCli(['topics', 'create', ...kafkaFlags, '--partitions', '4']);
+  assert.equal(topics.code, 0, topics.stderr);
+  const crawl: KafkaCrawl = { web, chUrl, workers: [], idle: undefined as never, pages: [] };
+  for (let i = 0; i < 2; i++) {
+    crawl.workers.push(runCli([
+      'worker', ...kafkaFlags, '--schema-registry', registry, '--clickhouse-url', chUrl, '--allow-network', '127.0.0.0/8',
+      '--data-dir', mkdtempSync(join(tmpdir(), `${id}-w${i}-`)), '--session-timeout-ms', '6000',
+    ]));
+  }
+  const seed = await runCli(['seed', ...kafkaFlags, '--schema-registry', registry, ...crawlLevelFlags(), ...web.seeds]);
+  assert.equal(seed.code, 0, seed.stderr);
+  let acted = false;
+  const timer = setInterval(() => {
+    if (midway && !acted && web.requests.length >= midway.after) {
+      acted = true;
+      midway.act(crawl);
+    }
+  }, 10);
+  crawl.idle = await runCli(['status', ...kafkaFlags, '--wait-idle', '--timeout', '420']);
+  clearInterval(timer);
+  if (crawl.idle.code !== 0) {
+    // Say why: the status table and what the workers said.
+    for (const w of crawl.workers) w.child.kill('SIGTERM');
+    const said = await Promise.all(crawl.workers.map(async (w) => (await w).stderr.split('\n').slice(-25).join('\n')));
+    crawl.idle.stderr += `\n${crawl.idle.stdout}\n--- workers ---\n${said.join('\n---\n')}`;
+  }
+  crawl.pages = await query<PageRow>('', 'SELECT * FROM pages', ['--clickhouse-url', chUrl]);
+  return crawl;
+}
+
+export async function stopCrawl(c: KafkaCrawl | undefined): Promise<void> {
+  if (!c) return;
+  for (const w of c.workers) w.child.kill('SIGTERM');
+  await Promise.all(c.workers);
+  await c.web.close();
+}
+
