@@ -14,6 +14,7 @@ export const DEV_SERVICES = new URL('../../../scripts/dev-services.sh', import.m
 
 export interface KafkaCrawl {
   web: SyntheticWeb;
+  prefix: string;
   chUrl: string;
   workers: (Promise<CliRun> & { child: ChildProcess })[];
   idle: CliRun;
@@ -30,7 +31,7 @@ export async function kafkaCrawl(name: string, midway?: { after: number; act: (c
   const web = await startSyntheticWeb({ scenario: 'test' });
   const topics = await runCli(['topics', 'create', ...kafkaFlags, '--partitions', '4']);
   assert.equal(topics.code, 0, topics.stderr);
-  const crawl: KafkaCrawl = { web, chUrl, workers: [], idle: undefined as never, pages: [] };
+  const crawl: KafkaCrawl = { web, prefix, chUrl, workers: [], idle: undefined as never, pages: [] };
   for (let i = 0; i < 2; i++) {
     crawl.workers.push(runCli([
       'worker', ...kafkaFlags, '--schema-registry', registry, '--clickhouse-url', chUrl, '--allow-network', '127.0.0.0/8',
