@@ -13,6 +13,7 @@ export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { ...KAFKA_FLAGS, ...CRAWL_LEVEL_FLAGS, 'schema-registry': { type: 'string' } });
   if (positionals.length === 0) throw new UsageError('give at least one seed URL');
   const log = stderrLogger();
+  if (values['max-pages'] !== undefined) throw new UsageError('--max-pages needs one page counter, which only an embedded crawl has; on Kafka bound the crawl with --max-depth and --max-pages-per-host');
   const cluster = await connectCluster({ brokers: brokersOf(values), prefix: values['topic-prefix'] as string | undefined, log });
   try {
     const topology = crawlTopology();
