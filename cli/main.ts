@@ -65,7 +65,9 @@ export async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then(
   (code) => {
-    process.exitCode = code;
+    // Exit once output is flushed: a Kafka client left reconnecting by a broker failure must not
+    // keep a finished command alive.
+    process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
   },
   (err) => {
     process.stderr.write(`crawlstream: ${(err as Error).stack ?? err}\n`);

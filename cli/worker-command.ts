@@ -51,6 +51,15 @@ export async function run(argv: string[]): Promise<number> {
   });
   await Promise.race([worker.start(), stopped]);
   await stopped;
+  // A clean stop commits what finished; past this bound the worker leaves anyway: what it had not
+  // committed is redone by the task's next owner, so nothing is lost.
+  const bound = setTimeout(() => {
+    log.warn('stop took over 60 s; leaving now (uncommitted work is redone by the next owner of each task)');
+    process.exit(0);
+  }, 60_000);
   await worker.stop();
-  return 0;
+  clearTimeout(bound);
+  // Everything is committed and every client closed; kafkajs may still hold a consumer it
+  // restarted by itself after a broker failure, which would keep the process alive.
+  process.exit(0);
 }

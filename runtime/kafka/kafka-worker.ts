@@ -84,12 +84,22 @@ export class KafkaWorker {
   /** Finishes records in progress, commits, leaves the groups. */
   async stop(): Promise<void> {
     if (this.statusTimer) clearInterval(this.statusTimer);
-    await this.restarting;
-    await Promise.all(this.runners.map((r) => r.stop()));
-    await this.publishStatus(true).catch(() => {});
-    await this.statusProducer?.disconnect().catch(() => {});
-    for (const close of this.closers) await close().catch(() => {});
-    await this.cluster?.close().catch(() => {});
+    await this.phase('re-opening tasks', this.restarting);
+    await Promise.all(this.runners.map((r) => this.phase(`${r.name} tasks`, r.stop())));
+    await this.phase('the last status', this.publishStatus(true).catch(() => {}));
+    await this.phase('the status producer', this.statusProducer?.disconnect().catch(() => {}));
+    for (const close of this.closers) await this.phase('shared clients', close().catch(() => {}));
+    await this.phase('the admin client', this.cluster?.close().catch(() => {}));
+  }
+
+  /** Says what a slow stop is waiting for, so that an operator is not left guessing. */
+  private async phase(what: string, done: Promise<unknown> | undefined): Promise<void> {
+    const timer = setInterval(() => this.o.log.info(`stopping: still waiting for ${what}`), 5000);
+    try {
+      await done;
+    } finally {
+      clearInterval(timer);
+    }
   }
 
   private follow(state: CrawlState): void {
