@@ -19,6 +19,8 @@ import { restoreChangelogs } from './changelog-restore.js';
 import { KafkaNames, POSITIONS_STORE } from './kafka-names.js';
 
 export interface KafkaTaskOptions {
+  /** Which records of the partition the task processes (default: those whose key it owns now). */
+  owns?: (record: RawRecord) => boolean;
   /** The task can no longer commit (fenced, or its producer is broken): its runner re-opens it. */
   onLost: (host: KafkaTaskHost, reason: string) => void;
   kafka: Kafka;
@@ -100,7 +102,7 @@ export class KafkaTaskHost {
       config: this.o.config,
       clock: Date.now,
       log: this.o.log,
-      owns: (r) => partitionFor(r.key, this.o.partitions) === partition,
+      owns: this.o.owns ?? ((r) => partitionFor(r.key, this.o.partitions) === partition),
       onActivity: () => {
         this.requestCommit();
         this.o.onActivity();

@@ -12,6 +12,8 @@ import { KafkaTaskHost } from './kafka-task-host.js';
 import type { KafkaNames } from './kafka-names.js';
 
 export interface RunnerOptions {
+  /** Which records a task processes (replays: all of them; see KafkaTaskOptions). */
+  owns?: (record: RawRecord) => boolean;
   kafka: Kafka;
   admin: Admin;
   names: KafkaNames;

@@ -72,6 +72,9 @@ export async function runKafkaReplay(o: KafkaReplayOptions): Promise<ReplayProgr
         dataDir: o.dataDir ?? `crawl-data/replay-${o.id}`,
         resources: { clickhouse, sinkId: `replay-${o.id}`, emitLinks: false, parserModule: o.parserModule },
         sessionTimeoutMs: 10_000,
+        // Kafka scaling drains topics before it moves hosts and copies no record, so a record is
+        // replayed in the partition it lies in, whoever owns its host today.
+        owns: () => true,
       }));
     }
     await Promise.all(runners.map((r) => r.start()));

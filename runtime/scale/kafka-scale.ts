@@ -30,11 +30,13 @@ export async function scaleKafka(o: KafkaScaleOptions): Promise<ScaleReport> {
   const cluster = await connectCluster({ brokers: o.brokers, prefix: o.prefix, clientId: 'crawlstream-scale', log: o.log });
   try {
     const topology = crawlTopology();
-    const from = await partitionCount(cluster, 'discovered-urls');
-    const to = o.partitions;
-    if (to <= from) throw new Error(`the crawl has ${from} partitions; scale can only grow it (asked for ${to})`);
     const state = await readCrawlState(cluster);
     if (!state) throw new Error('no crawl on this cluster yet: seed one first');
+    // The count the tasks run with, not the topics': an interrupted scale may have grown topics
+    // already, and running it again completes it (every step below can be repeated).
+    const from = state.control.partitions || (await partitionCount(cluster, 'discovered-urls'));
+    const to = o.partitions;
+    if (to < from || (to === from && !state.control.paused)) throw new Error(`the crawl has ${from} partitions; scale can only grow it (asked for ${to})`);
     const deadline = Date.now() + o.timeoutMs;
     const processors = topology.processors.map((p) => ({ name: p.name, inputs: p.inputs }));
     const topics = [...topology.topics.keys()];
@@ -51,7 +53,12 @@ export async function scaleKafka(o: KafkaScaleOptions): Promise<ScaleReport> {
     const plans = plannedTopics(topology, cluster.names, to).filter((p) => p.partitions === to);
     const counts = await partitionCounts(cluster.admin, plans.map((p) => p.name));
     const grow = plans.filter((p) => (counts.get(p.name) ?? to) < to).map((p) => ({ topic: p.name, count: to }));
-    if (grow.length) await cluster.admin.createPartitions({ topicPartitions: grow });
+    if (grow.length) await retrying(() => cluster.admin.createPartitions({ topicPartitions: grow }));
+    await until(deadline, 'leaders for the new partitions', async () => {
+      const { topics: meta } = await cluster.admin.fetchTopicMetadata({ topics: plans.map((p) => p.name) });
+      const leaderless = meta.flatMap((t) => t.partitions.filter((x) => x.leader < 0).map((x) => `${t.name}/${x.partitionId}`));
+      return leaderless.length === 0 && meta.every((t) => t.partitions.length >= to) ? true : `${leaderless.length} partitions without a leader`;
+    });
 
     o.log.info('moving the state of hosts that changed owner');
     let copiedRecords = 0;
@@ -59,7 +66,7 @@ export async function scaleKafka(o: KafkaScaleOptions): Promise<ScaleReport> {
     let movedHosts = 0;
     for (const node of topology.processors) {
       for (const store of node.stores) {
-        const moved = await migrateStore(cluster, cluster.names.changelog(node.name, store.name), storePrefix(store.name).length, from, to);
+        const moved = await retrying(() => migrateStore(cluster, cluster.names.changelog(node.name, store.name), storePrefix(store.name).length, from, to));
         copiedRecords += moved.entries;
         if (store.name === hostsStore.name) {
           hosts = moved.keys.length;
@@ -127,13 +134,25 @@ async function migrateStore(cluster: Cluster, topic: string, prefixLength: numbe
   return { entries: messages.length / 2, keys };
 }
 
+/** Retries what a cluster in motion (new partitions, moving leaders) refuses for a moment. */
+async function retrying<T>(fn: () => Promise<T>, attempts = 10): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (i >= attempts) throw err;
+      await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** i, 5000)));
+    }
+  }
+}
+
 async function until(deadline: number, what: string, check: () => Promise<true | string>): Promise<void> {
   let last = '';
   while (Date.now() < deadline) {
-    const r = await check();
+    const r = await check().catch((err: Error) => `the cluster did not answer (${err.message})`);
     if (r === true) return;
     last = r;
     await new Promise((res) => setTimeout(res, 1000));
   }
-  throw new Error(`gave up waiting for ${what}: ${last}`);
+  throw new Error(`gave up waiting for ${what}: ${last}. The crawl stays paused; run the same scale command again to finish`);
 }
