@@ -7,19 +7,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSyntheticWeb, type SyntheticWeb } from '../test-web/synthetic-web.js';
 import { query, runCli, type CliRun } from './support/cli.js';
-import { crawlOutcomeTests, embeddedCrawlArgs, TEST_DELAY_MS, type PageRow } from './support/crawl-outcome-tests.js';
+import { crawlOutcomeTests, embeddedCrawlArgs, fetchCounts, FETCH_COUNTS_SQL, TEST_DELAY_MS, type FetchCounts, type PageRow } from './support/crawl-outcome-tests.js';
 
 describe('embedded crawl of the synthetic web', () => {
   let web: SyntheticWeb;
   let dataDir: string;
   let run: CliRun;
   let pages: PageRow[];
+  let fetches: FetchCounts;
 
   before(async () => {
     web = await startSyntheticWeb({ scenario: 'test' });
     dataDir = mkdtempSync(join(tmpdir(), 'crawl-e2e-'));
     run = await runCli(embeddedCrawlArgs(web, dataDir));
     pages = run.code === 0 ? await query<PageRow>(dataDir, 'SELECT * FROM pages') : [];
+    fetches = fetchCounts(run.code === 0 ? (await query(dataDir, FETCH_COUNTS_SQL))[0] : {});
   });
 
   after(async () => {
@@ -31,5 +33,5 @@ describe('embedded crawl of the synthetic web', () => {
     assert.match(run.stdout, /^crawled \d+ pages .* pages\/s/m);
   });
 
-  crawlOutcomeTests(() => ({ web, pages, delayMs: TEST_DELAY_MS }));
+  crawlOutcomeTests(() => ({ web, pages, fetches, delayMs: TEST_DELAY_MS }));
 });

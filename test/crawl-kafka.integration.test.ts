@@ -18,5 +18,5 @@ describe('Kafka crawl of the synthetic web with two workers', () => {
     assert.match(crawl.idle.stdout, /idle: every topic is consumed/);
   });
 
-  crawlOutcomeTests(() => ({ web: crawl.web, pages: crawl.pages, delayMs: TEST_DELAY_MS }));
+  crawlOutcomeTests(() => ({ web: crawl.web, pages: crawl.pages, fetches: crawl.fetches, delayMs: TEST_DELAY_MS }));
 });

@@ -22,6 +22,22 @@ export interface CrawlOutcome {
   web: SyntheticWeb;
   pages: PageRow[];
   delayMs: number;
+  /** From ClickHouse: fetch attempts recorded, by kind, and distinct fetch ids. */
+  fetches: FetchCounts;
+}
+
+export interface FetchCounts {
+  page: number;
+  robots: number;
+  fetchIds: number;
+}
+
+/** The SQL behind FetchCounts, for `crawlstream query --format json`. */
+export const FETCH_COUNTS_SQL =
+  "SELECT countIf(kind = 'page') AS page, countIf(kind = 'robots') AS robots, uniqExact(fetch_id) AS fetchIds FROM fetches FINAL";
+
+export function fetchCounts(row: Record<string, unknown>): FetchCounts {
+  return { page: Number(row.page), robots: Number(row.robots), fetchIds: Number(row.fetchIds) };
 }
 
 /** Politeness delay of the test crawls: short for speed, long enough to tell apart from a burst. */
@@ -89,7 +105,15 @@ export function crawlOutcomeTests(outcome: () => CrawlOutcome): void {
       assert.ok(paths.length > 0 && paths.every((p) => p === '/robots.txt'), `requests: ${paths}`);
     });
 
-    it('should record one pages row per URL whose fetch reached an outcome', () => {
+    it('should hold exactly one fetches row per request the server saw', () => {
+    const { web, fetches } = outcome();
+    const robots = web.requests.filter((r) => r.path.endsWith('/robots.txt')).length;
+    const pages = web.requests.length - robots;
+    assert.deepEqual({ page: fetches.page, robots: fetches.robots }, { page: pages, robots }, 'nothing missing, nothing twice');
+    assert.equal(fetches.fetchIds, fetches.page + fetches.robots, 'each fetch once');
+  });
+
+  it('should record one pages row per URL whose fetch reached an outcome', () => {
       const { web, pages, delayMs } = outcome();
       const urls = pages.map((p) => p.url);
       assert.equal(new Set(urls).size, urls.length, 'no URL twice in pages');

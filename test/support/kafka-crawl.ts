@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { startSyntheticWeb, type SyntheticWeb } from '../../test-web/synthetic-web.js';
 import { query, runCli, type CliRun } from './cli.js';
 import { requireServices } from './services.js';
-import { crawlLevelFlags, type PageRow } from './crawl-outcome-tests.js';
+import { crawlLevelFlags, fetchCounts, FETCH_COUNTS_SQL, type FetchCounts, type PageRow } from './crawl-outcome-tests.js';
 
 export const DEV_SERVICES = new URL('../../../scripts/dev-services.sh', import.meta.url).pathname;
 
@@ -19,6 +19,7 @@ export interface KafkaCrawl {
   workers: (Promise<CliRun> & { child: ChildProcess })[];
   idle: CliRun;
   pages: PageRow[];
+  fetches: FetchCounts;
 }
 
 /** Runs a whole crawl on Kafka; `midway` is called once the server has seen `after` requests. */
@@ -31,7 +32,7 @@ export async function kafkaCrawl(name: string, midway?: { after: number; act: (c
   const web = await startSyntheticWeb({ scenario: 'test' });
   const topics = await runCli(['topics', 'create', ...kafkaFlags, '--partitions', '4']);
   assert.equal(topics.code, 0, topics.stderr);
-  const crawl: KafkaCrawl = { web, prefix, chUrl, workers: [], idle: undefined as never, pages: [] };
+  const crawl: KafkaCrawl = { web, prefix, chUrl, workers: [], idle: undefined as never, pages: [], fetches: fetchCounts({}) };
   for (let i = 0; i < 2; i++) {
     crawl.workers.push(runCli([
       'worker', ...kafkaFlags, '--schema-registry', registry, '--clickhouse-url', chUrl, '--allow-network', '127.0.0.0/8',
@@ -56,6 +57,7 @@ export async function kafkaCrawl(name: string, midway?: { after: number; act: (c
     crawl.idle.stderr += `\n${crawl.idle.stdout}\n--- workers ---\n${said.join('\n---\n')}`;
   }
   crawl.pages = await query<PageRow>('', 'SELECT * FROM pages', ['--clickhouse-url', chUrl]);
+  crawl.fetches = fetchCounts((await query('', FETCH_COUNTS_SQL, ['--clickhouse-url', chUrl]))[0]);
   return crawl;
 }
 
