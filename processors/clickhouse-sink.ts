@@ -68,6 +68,11 @@ class ClickHouseSinkProcessor implements Processor<unknown> {
     return this.writer.write({ topic: record.topic, partition: record.partition, offset: record.offset }, rows);
   }
 
+  /** The task moved away: insert nothing more, the new owner writes what this one had not. */
+  abandon(): void {
+    void this.writer?.abort();
+  }
+
   hasPendingWork(): boolean {
     return (this.writer?.pending ?? 0) > 0;
   }
