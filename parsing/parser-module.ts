@@ -10,6 +10,8 @@ import type { PageExtract } from './extract-page.js';
 
 export interface ParserModule {
   version: string;
+  /** Where it was loaded from: parse worker threads load it again. */
+  path: string;
   transform(page: PageExtract, context: { url: string; html: string }): PageExtract;
 }
 
@@ -22,5 +24,5 @@ export async function loadParserModule(file: string): Promise<ParserModule> {
   }
   if (typeof mod.transform !== 'function') throw new Error(`the parser module ${file} must export a function transform(page, { url, html })`);
   if (typeof mod.version !== 'string' || !mod.version) throw new Error(`the parser module ${file} must export a non-empty string version`);
-  return { version: mod.version, transform: mod.transform.bind(mod) };
+  return { version: mod.version, path: resolve(file), transform: mod.transform.bind(mod) };
 }

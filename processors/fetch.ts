@@ -4,7 +4,7 @@ import type { InputRecord, Processor, ProcessorContext } from './api.js';
 import { defineProcessor } from '../topology/topology.js';
 import type { FetchRequest, FetchResult } from '../schemas/records.js';
 import type { HttpFetcher } from '../fetching/http-fetcher.js';
-import { compressBody } from '../fetching/body-codec.js';
+import { compressBodyAsync } from '../fetching/body-codec.js';
 
 class Fetch implements Processor<FetchRequest> {
   private startedAt = 0;
@@ -37,7 +37,7 @@ class Fetch implements Processor<FetchRequest> {
       this.inFlight.delete(abort);
     }
     if (abort.signal.aborted) return; // abandoned: the task's new owner fetches it again
-    const stored = compressBody(outcome.body);
+    const stored = await compressBodyAsync(outcome.body);
     const result: FetchResult = {
       fetch_id: request.fetch_id,
       url: request.url,

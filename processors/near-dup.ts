@@ -5,7 +5,7 @@
 import type { InputRecord, Processor, ProcessorContext } from './api.js';
 import { defineProcessor } from '../topology/topology.js';
 import type { Duplicate, SimhashBand } from '../schemas/records.js';
-import { avroValues } from '../state-stores/codecs.js';
+import { avroValues, stringKey } from '../state-stores/codecs.js';
 import { defineStore, type KeyValueStore } from '../state-stores/key-value-store.js';
 import { hammingDistance } from '../parsing/simhash.js';
 import { bandKey } from './simhash-bands.js';
@@ -23,53 +23,43 @@ interface BandEntry {
   fetched_at: number;
 }
 
-interface BandEntryKey {
-  band: string;
-  url: string;
-}
-
-export const simhashBandsStore = defineStore<BandEntryKey, BandEntry>({
+/** Key: the band value itself; value: the newest pages seen with it (one LevelDB read per band record). */
+export const simhashBandsStore = defineStore<string, BandEntry[]>({
   name: 'simhash-bands',
-  description: 'Band value → pages (simhash, URL, content hash, fetch time) seen with it.',
-  keys: {
-    routingKey: (k) => k.band,
-    encode: (k) => Buffer.from(`${k.band}\u0000${k.url}`, 'utf8'),
-    decode: (b) => {
-      const s = b.toString('utf8');
-      const i = s.indexOf('\u0000');
-      return { band: s.slice(0, i), url: s.slice(i + 1) };
+  description: 'Band value → the newest 64 pages (simhash, URL, content hash, fetch time) seen with it.',
+  keys: stringKey,
+  values: avroValues<BandEntry[]>({
+    type: 'array',
+    items: {
+      type: 'record', name: 'BandEntry', namespace: 'crawlstream.store',
+      fields: [
+        { name: 'url', type: 'string' }, { name: 'host', type: 'string' }, { name: 'fetch_id', type: 'string' },
+        { name: 'simhash', type: 'bytes' }, { name: 'content_hash', type: 'string' }, { name: 'fetched_at', type: 'long' },
+      ],
     },
-  },
-  values: avroValues<BandEntry>({
-    type: 'record', name: 'BandEntry', namespace: 'crawlstream.store',
-    fields: [
-      { name: 'url', type: 'string' }, { name: 'host', type: 'string' }, { name: 'fetch_id', type: 'string' },
-      { name: 'simhash', type: 'bytes' }, { name: 'content_hash', type: 'string' }, { name: 'fetched_at', type: 'long' },
-    ],
   } as never),
 });
 
 const earlier = (a: BandEntry, b: BandEntry) => a.fetched_at < b.fetched_at || (a.fetched_at === b.fetched_at && a.url < b.url);
 
 class NearDup implements Processor<SimhashBand> {
-  private store!: KeyValueStore<BandEntryKey, BandEntry>;
+  private store!: KeyValueStore<string, BandEntry[]>;
 
   init(ctx: ProcessorContext): void {
     this.store = ctx.store(simhashBandsStore.name);
   }
 
-  async process(record: InputRecord<SimhashBand>, ctx: ProcessorContext): Promise<void> {
+  process(record: InputRecord<SimhashBand>, ctx: ProcessorContext): void {
     const page = record.value;
     const band = record.key;
-    const candidates: [BandEntryKey, BandEntry][] = [];
-    for await (const e of this.store.scan(band, Buffer.from(`${band}\u0000`, 'utf8'))) candidates.push(e);
-    for (const [, other] of candidates) {
+    const candidates = this.store.get(band) ?? [];
+    for (const other of candidates) {
       if (other.url === page.url) continue;
       const distance = hammingDistance(other.simhash, page.simhash);
       if (distance > NEAR_DUPLICATE_BITS) continue;
       // The pair shares up to four bands; only the first shared band reports it, so it is reported
-      // once. Storing always (evicting the oldest) keeps the original in that band for the next 64
-      // pages with the same band value: about the next 4 million pages of a crawl.
+      // once. Keeping the newest pages per band value keeps the original in that band for the next
+      // 64 pages with the same band value: about the next 4 million pages of a crawl.
       if (firstSharedBand(other.simhash, page.simhash) !== page.band) continue;
       const [original, copy] = earlier(other, page) ? [other, page] : [page, other];
       const duplicate: Duplicate = {
@@ -81,14 +71,12 @@ class NearDup implements Processor<SimhashBand> {
       ctx.metrics.count(`duplicates.${duplicate.kind}`);
       ctx.forward('duplicates', copy.host, duplicate);
     }
-    if (candidates.length >= MAX_PER_BAND_VALUE) {
-      // Keep the newest pages of a crowded band value: evict the oldest to make room.
-      let oldest = candidates[0];
-      for (const c of candidates) if (earlier(c[1], oldest[1])) oldest = c;
-      this.store.delete(oldest[0]);
-    }
     const { url, host, fetch_id, simhash, content_hash, fetched_at } = page;
-    this.store.put({ band, url }, { url, host, fetch_id, simhash, content_hash, fetched_at });
+    const kept = candidates.filter((c) => c.url !== url);
+    kept.push({ url, host, fetch_id, simhash, content_hash, fetched_at });
+    // Crowded band values keep their newest pages.
+    if (kept.length > MAX_PER_BAND_VALUE) kept.sort((a, b) => (earlier(a, b) ? -1 : 1)).splice(0, kept.length - MAX_PER_BAND_VALUE);
+    this.store.put(band, kept);
   }
 }
 

@@ -1,14 +1,12 @@
 // parse: fetched → parsed, and links and redirect targets → discovered-urls. Links are keyed by
 // their own host: writing them to discovered-urls is the repartition that carries each URL to the
 // task that owns its host.
-import { createHash } from 'node:crypto';
 import type { InputRecord, Processor, ProcessorContext } from './api.js';
 import { defineProcessor } from '../topology/topology.js';
 import type { DiscoveredUrl, FetchResult, ParsedPage } from '../schemas/records.js';
-import { decompressBody } from '../fetching/body-codec.js';
-import { decodeHtml, looksLikeHtml } from '../parsing/decode-html.js';
-import { extractPage } from '../parsing/extract-page.js';
+import { analyzeBody, type BodyAnalysis, type BodyInput } from '../parsing/analyze-body.js';
 import type { ParserModule } from '../parsing/parser-module.js';
+import type { ParsePool } from '../parsing/parse-pool.js';
 import { hostKey } from '../url/canonicalize.js';
 import { RecentSet } from './recent-set.js';
 
@@ -18,7 +16,6 @@ export const PARSER_VERSION = 'parse/1';
  * the event loop (timers, sockets, commits of every task) for seconds; 1 MB costs ~150 ms.
  */
 export const MAX_PARSE_BYTES = 1024 * 1024;
-const ZERO_SIMHASH = Buffer.alloc(8);
 
 export interface ParseOptions {
   /** Replays re-parse without feeding links back into the crawl. */
@@ -26,6 +23,8 @@ export interface ParseOptions {
   parserVersion: string;
   /** A user's parsing step applied after ours (replay --parser-module). */
   parserModule?: ParserModule;
+  /** Worker threads that do the parsing; without them (tests) it runs inline. */
+  pool?: ParsePool;
 }
 
 /** The routing key of a link, or undefined when it cannot be parsed (normalize never sees it). */
@@ -46,7 +45,7 @@ export class Parse implements Processor<FetchResult> {
 
   constructor(private readonly options: ParseOptions) {}
 
-  process(record: InputRecord<FetchResult>, ctx: ProcessorContext): void {
+  async process(record: InputRecord<FetchResult>, ctx: ProcessorContext): Promise<void> {
     const r = record.value;
     if (r.kind === 'robots') return;
     const now = ctx.now();
@@ -55,57 +54,34 @@ export class Parse implements Processor<FetchResult> {
       return;
     }
     if (r.status < 200 || r.status >= 300) return;
+    const input: BodyInput = {
+      body: r.body, bodyEncoding: r.body_encoding, contentType: r.content_type, charset: r.charset, url: r.final_url,
+      productToken: ctx.config.productToken, maxBodyBytes: ctx.config.maxBodyBytes, maxParseBytes: MAX_PARSE_BYTES,
+    };
+    let a: BodyAnalysis;
+    if (this.options.pool) {
+      // A worker that died takes its pages with it: parse them here rather than lose them.
+      a = await this.options.pool.analyze(input).catch(() => analyzeBody(input, this.options.parserModule));
+    } else {
+      a = analyzeBody(input, this.options.parserModule);
+    }
+    if (a.kind === 'unreadable') ctx.metrics.count('errors.stored-body');
+    else if (a.kind === 'other') ctx.metrics.count('not-html');
+    else ctx.metrics.count('pages');
+    if (a.truncated) ctx.metrics.count('parse-truncated');
+    if (a.error.startsWith('parser-module')) ctx.metrics.count('errors.parser-module');
     const page: ParsedPage = {
       fetch_id: r.fetch_id, url: r.url, host: r.host, depth: r.depth, status: r.status, final_url: r.final_url,
-      fetched_at: r.started_at, content_type: r.content_type, title: '', canonical: '', lang: '', meta_noindex: false,
-      meta_nofollow: false, text_length: 0, content_hash: '', simhash: ZERO_SIMHASH, links: [],
-      parser_version: this.options.parserVersion, error: '',
+      fetched_at: r.started_at, content_type: r.content_type, title: a.title, canonical: a.canonical, lang: a.lang,
+      meta_noindex: a.metaNoindex, meta_nofollow: a.metaNofollow, text_length: a.textLength, content_hash: a.contentHash,
+      simhash: Buffer.from(a.simhash.buffer, a.simhash.byteOffset, a.simhash.byteLength), links: a.links,
+      parser_version: this.options.parserVersion, error: a.error,
     };
-    let body: Buffer;
-    try {
-      body = decompressBody(r.body_encoding, r.body, ctx.config.maxBodyBytes);
-    } catch (err) {
-      page.error = `stored-body: ${(err as Error).message}`;
-      ctx.metrics.count('errors.stored-body');
-      ctx.forward('parsed', r.host, page);
-      return;
-    }
-    if (!looksLikeHtml(r.content_type, body)) {
-      page.content_hash = createHash('sha1').update(body).digest('hex');
-      page.text_length = 0;
-      ctx.metrics.count('not-html');
-      ctx.forward('parsed', r.host, page);
-      return;
-    }
-    if (body.length > MAX_PARSE_BYTES) {
-      body = body.subarray(0, MAX_PARSE_BYTES);
-      ctx.metrics.count('parse-truncated');
-    }
-    const { html } = decodeHtml(body, r.charset);
-    let extract = extractPage(html, r.final_url, ctx.config.productToken);
-    if (this.options.parserModule) {
-      try {
-        extract = this.options.parserModule.transform(extract, { url: r.final_url, html });
-      } catch (err) {
-        page.error = `parser-module: ${(err as Error).message}`;
-        ctx.metrics.count('errors.parser-module');
-      }
-    }
-    page.title = extract.title;
-    page.canonical = extract.canonical;
-    page.lang = extract.lang;
-    page.meta_noindex = extract.metaNoindex;
-    page.meta_nofollow = extract.metaNofollow;
-    page.text_length = extract.textLength;
-    page.content_hash = extract.contentHash;
-    page.simhash = extract.simhash;
-    page.links = extract.links;
-    ctx.metrics.count('pages');
     ctx.forward('parsed', r.host, page);
-    if (!this.options.emitLinks || extract.metaNofollow) return;
+    if (a.kind !== 'html' || !this.options.emitLinks || a.metaNofollow) return;
     const depth = r.depth + 1;
     if (depth > ctx.config.maxDepth) return;
-    for (const link of extract.links) {
+    for (const link of a.links) {
       if (link.nofollow) continue;
       this.discover(ctx, link.url, r, depth, link.anchor, 'link', 0, now);
     }
@@ -128,6 +104,8 @@ export const parseProcessor = defineProcessor({
   name: 'parse',
   description: 'cheerio over htmlparser2: title, canonical, meta robots, links (base href, nofollow), text length, content hash, 64-bit simhash; redirects re-enter as discovered URLs.',
   stores: [],
+  // Pages are parsed in worker threads, many at a time; the order of parsed records does not matter.
+  concurrency: { maxInFlight: 64, perKeyOrder: false },
   delivery: 'Stateless and deterministic: re-parsing a fetched record (after a crash or in a replay) gives the same page record.',
   create: (env) => {
     const parserModule = env.resources.parserModule as ParserModule | undefined;
@@ -135,6 +113,7 @@ export const parseProcessor = defineProcessor({
       emitLinks: (env.resources.emitLinks as boolean | undefined) ?? true,
       parserVersion: parserModule ? `${PARSER_VERSION}+${parserModule.version}` : PARSER_VERSION,
       parserModule,
+      pool: env.resources.parsePool as ParsePool | undefined,
     });
   },
 });

@@ -8,6 +8,7 @@ import type { DiscoveredUrl } from '../../schemas/records.js';
 import type { CrawlConfig } from '../../topology/crawl-config.js';
 import { crawlTopology } from '../../topology/crawl-topology.js';
 import { createFetcher } from '../crawl-resources.js';
+import { ParsePool } from '../../parsing/parse-pool.js';
 import { sharedClickHouse } from '../../clickhouse/connection.js';
 import { hostKey } from '../../url/canonicalize.js';
 import { EmbeddedRuntime } from './embedded-runtime.js';
@@ -38,6 +39,7 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
   const clickhouse = sharedClickHouse({ url: options.clickhouseUrl, dataDir: options.dataDir });
   const fetcher = createFetcher(options.config);
   const budget = new CrawlBudget(options.config.maxPages);
+  const parsePool = new ParsePool();
   let runtime: EmbeddedRuntime | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -47,7 +49,7 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
       config: options.config,
       partitions: options.partitions,
       log: options.log,
-      resources: { httpFetcher: fetcher, crawlBudget: budget, clickhouse, sinkId: 'live' },
+      resources: { httpFetcher: fetcher, crawlBudget: budget, clickhouse, sinkId: 'live', parsePool },
     });
     // Fail early and clearly when ClickHouse cannot be opened, before any page is fetched.
     await clickhouse();
@@ -72,6 +74,7 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
     if (timer) clearInterval(timer);
     await runtime?.stop();
     await fetcher.close();
+    await parsePool.close();
     await clickhouse.close();
   }
 }

@@ -11,6 +11,7 @@ import { defaultCrawlConfig, type CrawlConfig } from '../../topology/crawl-confi
 import type { TopicCodecs } from '../../schemas/topic-codecs.js';
 import { sharedClickHouse } from '../../clickhouse/connection.js';
 import { createFetcher } from '../crawl-resources.js';
+import { ParsePool } from '../../parsing/parse-pool.js';
 import { awaitCrawlState, connectCluster, missingTopics, partitionCount, topologyCodecs, watchCrawlState, type Cluster, type CrawlState } from './kafka-cluster.js';
 import { ProcessorRunner } from './processor-runner.js';
 import type { TaskStatus } from './task-status.js';
@@ -67,8 +68,9 @@ export class KafkaWorker {
     this.config = { ...defaultCrawlConfig(state.options), allowNetworks: this.o.allowNetworks };
     const fetcher = createFetcher(this.config);
     const clickhouse = sharedClickHouse({ url: this.o.clickhouseUrl });
-    this.closers.push(() => fetcher.close(), () => clickhouse.close());
-    this.resources = { httpFetcher: fetcher, clickhouse, sinkId: 'live', crawlControl: this.control };
+    const parsePool = new ParsePool();
+    this.closers.push(() => fetcher.close(), () => parsePool.close(), () => clickhouse.close());
+    this.resources = { httpFetcher: fetcher, clickhouse, sinkId: 'live', crawlControl: this.control, parsePool };
     this.control.paused = state.control.paused;
     this.generation = this.runningGeneration = state.control.generation;
     this.partitions = await partitionCount(this.cluster, [...topology.topics.keys()][0]);

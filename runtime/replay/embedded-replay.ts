@@ -11,6 +11,7 @@ import type { CrawlConfig } from '../../topology/crawl-config.js';
 import { EmbeddedRuntime } from '../embedded/embedded-runtime.js';
 import type { PartitionLog } from '../embedded/partition-log.js';
 import { planReplay } from './replay-plan.js';
+import { ParsePool } from '../../parsing/parse-pool.js';
 import { copiedAway, readScaleEvents } from '../scale/scale-history.js';
 import { ProgressMeter, type ReplayProgress } from './replay-progress.js';
 
@@ -32,6 +33,7 @@ export interface EmbeddedReplayOptions {
 
 export async function runEmbeddedReplay(o: EmbeddedReplayOptions): Promise<ReplayProgress> {
   const plan = planReplay(crawlTopology(), { id: o.id, from: o.from, processors: o.processors });
+  const parsePool = new ParsePool(undefined, o.parserModule?.path);
   const clickhouse = sharedClickHouse({ url: o.clickhouseUrl, dataDir: o.dataDir });
   const groupOf = (processor: string) => `replay-${o.id}.${processor}`;
   const scaleEvents = await readScaleEvents(o.dataDir);
@@ -47,7 +49,7 @@ export async function runEmbeddedReplay(o: EmbeddedReplayOptions): Promise<Repla
     // A replayed record is processed where it lies, whoever owns its host today, unless growing the
     // partition count copied it elsewhere (then the copy is processed).
     owns: (r, partition) => !copiedAway(scaleEvents, r.topic, partition, r.offset, r.key),
-    resources: { clickhouse, sinkId: `replay-${o.id}`, emitLinks: false, parserModule: o.parserModule },
+    resources: { clickhouse, sinkId: `replay-${o.id}`, emitLinks: false, parserModule: o.parserModule, parsePool },
   });
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -70,6 +72,7 @@ export async function runEmbeddedReplay(o: EmbeddedReplayOptions): Promise<Repla
     if (timer) clearInterval(timer);
     await runtime.stop();
     await clickhouse.close();
+    await parsePool.close();
     if (!o.signal?.aborted) for (const t of plan.privateTopics) rmSync(join(o.dataDir, 'log', t), { recursive: true, force: true });
   }
 }

@@ -11,6 +11,7 @@ import { KafkaNames } from '../kafka/kafka-names.js';
 import { ProcessorRunner } from '../kafka/processor-runner.js';
 import { createTopics, plannedTopics } from '../kafka/topic-admin.js';
 import { planReplay } from './replay-plan.js';
+import { ParsePool } from '../../parsing/parse-pool.js';
 import { ProgressMeter, type ReplayProgress } from './replay-progress.js';
 
 export interface KafkaReplayOptions {
@@ -34,6 +35,7 @@ export async function runKafkaReplay(o: KafkaReplayOptions): Promise<ReplayProgr
   const cluster = await connectCluster({ brokers: o.brokers, prefix: o.prefix, clientId: `crawlstream-replay-${o.id}`, log: o.log });
   const names = new KafkaNames(o.prefix, `crawlstream.replay-${o.id}`);
   const plan = planReplay(crawlTopology(), { id: o.id, from: o.from, processors: o.processors });
+  const parsePool = new ParsePool(undefined, o.parserModule?.path);
   const clickhouse = sharedClickHouse({ url: o.clickhouseUrl });
   const runners: ProcessorRunner[] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -70,7 +72,7 @@ export async function runKafkaReplay(o: KafkaReplayOptions): Promise<ReplayProgr
       runners.push(new ProcessorRunner({
         kafka: cluster.kafka, admin: cluster.admin, names, node, partitions, codecs, config, log: o.log,
         dataDir: o.dataDir ?? `crawl-data/replay-${o.id}`,
-        resources: { clickhouse, sinkId: `replay-${o.id}`, emitLinks: false, parserModule: o.parserModule },
+        resources: { clickhouse, sinkId: `replay-${o.id}`, emitLinks: false, parserModule: o.parserModule, parsePool },
         sessionTimeoutMs: 10_000,
         // Kafka scaling drains topics before it moves hosts and copies no record, so a record is
         // replayed in the partition it lies in, whoever owns its host today.
@@ -104,6 +106,7 @@ export async function runKafkaReplay(o: KafkaReplayOptions): Promise<ReplayProgr
     if (timer) clearInterval(timer);
     await Promise.all(runners.map((r) => r.stop()));
     await clickhouse.close();
+    await parsePool.close();
     if (!o.signal?.aborted) await cluster.admin.deleteTopics({ topics: plan.privateTopics.map((t) => names.topic(t)) }).catch(() => {});
     await cluster.close();
   }

@@ -1,0 +1,75 @@
+// Everything parse does with a fetched body, as one pure function: decompress, recognize HTML,
+// decode the charset, extract, and apply the user's parser module. It runs in a worker thread in
+// crawls (parsing is the costliest step per page, and the event loop must stay free for sockets,
+// timers and commits) and inline in tests.
+import { createHash } from 'node:crypto';
+import { decompressBody } from '../fetching/body-codec.js';
+import { decodeHtml, looksLikeHtml } from './decode-html.js';
+import { extractPage, type ExtractedLink } from './extract-page.js';
+import type { ParserModule } from './parser-module.js';
+
+export interface BodyInput {
+  body: Uint8Array;
+  bodyEncoding: string;
+  contentType: string;
+  charset: string;
+  url: string;
+  productToken: string;
+  maxBodyBytes: number;
+  /** Only this much of a page is parsed (see processors/parse.ts). */
+  maxParseBytes: number;
+}
+
+export interface BodyAnalysis {
+  kind: 'html' | 'other' | 'unreadable';
+  /** '' or '<kind>: <what happened>' */
+  error: string;
+  truncated: boolean;
+  title: string;
+  canonical: string;
+  lang: string;
+  metaNoindex: boolean;
+  metaNofollow: boolean;
+  textLength: number;
+  contentHash: string;
+  simhash: Uint8Array;
+  links: ExtractedLink[];
+}
+
+const ZERO = new Uint8Array(8);
+
+export function analyzeBody(input: BodyInput, parserModule?: ParserModule): BodyAnalysis {
+  const out: BodyAnalysis = {
+    kind: 'other', error: '', truncated: false, title: '', canonical: '', lang: '', metaNoindex: false, metaNofollow: false,
+    textLength: 0, contentHash: '', simhash: ZERO, links: [],
+  };
+  let body: Buffer;
+  try {
+    const stored = Buffer.from(input.body.buffer, input.body.byteOffset, input.body.byteLength);
+    body = decompressBody(input.bodyEncoding, stored, input.maxBodyBytes);
+  } catch (err) {
+    return { ...out, kind: 'unreadable', error: `stored-body: ${(err as Error).message}` };
+  }
+  if (!looksLikeHtml(input.contentType, body)) {
+    out.contentHash = createHash('sha1').update(body).digest('hex');
+    return out;
+  }
+  if (body.length > input.maxParseBytes) {
+    body = body.subarray(0, input.maxParseBytes);
+    out.truncated = true;
+  }
+  const { html } = decodeHtml(body, input.charset);
+  let extract = extractPage(html, input.url, input.productToken);
+  if (parserModule) {
+    try {
+      extract = parserModule.transform(extract, { url: input.url, html });
+    } catch (err) {
+      out.error = `parser-module: ${(err as Error).message}`;
+    }
+  }
+  return {
+    ...out, kind: 'html', title: extract.title, canonical: extract.canonical, lang: extract.lang,
+    metaNoindex: extract.metaNoindex, metaNofollow: extract.metaNofollow, textLength: extract.textLength,
+    contentHash: extract.contentHash, simhash: extract.simhash, links: extract.links,
+  };
+}
