@@ -4,7 +4,11 @@
 # scripts/dev-services.sh), starts the services, runs every test, and stops the services again.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-npm ci --no-audit --no-fund
+# `npm install`, not `npm ci`: chdb's per-platform binaries are optional dependencies, and a lock
+# written where only one platform's package is reachable lists only that one; `npm ci` then refuses
+# the lock as out of sync, while `npm install` keeps every locked version and fetches the binary for
+# the platform it runs on.
+npm install --no-audit --no-fund
 scripts/dev-services.sh up
 trap 'scripts/dev-services.sh down || true' EXIT
 eval "$(scripts/dev-services.sh env)"
