@@ -74,6 +74,8 @@ export class StreamTask {
   private busy = false;
   private draining = false;
   private closed = false;
+  /** Set by handOver: concurrent records still running are dropped, unfinished, for the next owner. */
+  private handingOver = false;
   private readonly keysInFlight = new Map<string, RawRecord[]>();
   private readonly sharedContext: ProcessorContext;
   /** Physical topic → the name the processor knows it by. */
@@ -207,6 +209,23 @@ export class StreamTask {
     await this.processor.close?.();
   }
 
+  /**
+   * Leaves the partition to another owner, keeping what is finished: no new record starts, records in
+   * flight are told to stop (a fetch closes its connection) and left unfinished, so the next commit
+   * holds every finished record's outputs and positions stop below the first unfinished one. Without
+   * this a move would make the new owner redo — and refetch — everything since the last commit.
+   */
+  async handOver(): Promise<void> {
+    this.closed = true;
+    this.handingOver = true;
+    this.processor.abandon?.();
+    // Bounded: a processor whose abandoned records never settle (a sink waiting on its aborted
+    // writer) must not hold the move up; those records stay unfinished either way.
+    const deadline = Date.now() + 5_000;
+    while (this.busy && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await this.processor.close?.();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     while (this.inFlight > 0 || this.busy) await new Promise((r) => setTimeout(r, 10));
@@ -262,7 +281,7 @@ export class StreamTask {
     const ctx = this.contextFor(() => outputs);
     void this.handle(record, ctx, outputs).finally(() => {
       this.inFlight--;
-      for (const o of outputs) this.ready.push(o);
+      if (!this.handingOver) for (const o of outputs) this.ready.push(o);
       if (this.node.concurrency!.perKeyOrder) {
         const waiting = this.keysInFlight.get(record.key)!;
         const next = waiting.shift();
@@ -296,8 +315,12 @@ export class StreamTask {
       // Undo what the failed record did, so that the commit holds either all of a record or none.
       sink.length = mark;
       this.stores.forEach((s, i) => s.rollbackTo(journal[i]));
+      // A record interrupted by a hand-over did not fail: its next owner processes it again.
+      if (outputs && this.handingOver) return;
       this.deadLetter(record, `processor failed: ${(err as Error).stack ?? err}`, sink);
     }
+    // Concurrent records still running when the task was handed over stay unfinished.
+    if (outputs && this.handingOver) return;
     tracker.finish(record.offset);
   }
 

@@ -35,12 +35,16 @@ export interface KafkaTaskOptions {
   resources: ProcessorResources;
   log: Logger;
   onActivity: () => void;
+  /** Default HANDOVER_GRACE_MS. */
+  handoverGraceMs?: number;
 }
 
 const CHECKPOINT = (topic: string) => Buffer.from(`ckpt!${topic}`, 'utf8');
 const POSITION_KEY = (topic: string) => Buffer.from(`pos!${topic}`, 'utf8');
 /** A commit that takes longer than this is given up and the task re-opened. */
 const COMMIT_TIMEOUT_MS = 30_000;
+/** How long a task's new owner lets a live previous owner finish its last commit before fencing it. */
+export const HANDOVER_GRACE_MS = 3_000;
 /** Keep each produce request well under the broker's limits; bodies can be megabytes. */
 const MAX_SEND_BYTES = 8 * 1024 * 1024;
 
@@ -72,6 +76,9 @@ export class KafkaTaskHost {
       transactionTimeout: 60_000,
     });
     await this.producer.connect();
+    // A previous owner that is still alive is committing its finished work right now (handOver);
+    // fencing at once would abort that commit and make us refetch what it already fetched.
+    await new Promise((r) => setTimeout(r, this.o.handoverGraceMs ?? HANDOVER_GRACE_MS));
     // Fence the task's previous owner BEFORE reading its state: its open transaction is aborted and
     // it can commit nothing more, so the changelogs and group offsets we read next cannot move.
     await (await this.producer.transaction()).abort();
@@ -166,6 +173,24 @@ export class KafkaTaskHost {
     if (this.db?.status === 'open') await this.db.close();
   }
 
+  /**
+   * The partition moved to another worker: commit what is finished, then leave. The new owner waits
+   * HANDOVER_GRACE_MS before it fences this producer, which is this commit's window; a commit that
+   * misses it is aborted by the fence, and the new owner redoes that work (as after a crash).
+   */
+  async handOver(): Promise<void> {
+    this.closed = true;
+    if (this.task) {
+      await this.task.handOver();
+      await this.committing;
+      const commit = this.fenced ? undefined : this.task.takeCommit();
+      if (commit) await this.commitWithRetry(commit);
+    }
+    await this.committing;
+    await this.producer?.disconnect().catch(() => {});
+    if (this.db?.status === 'open') await this.db.close();
+  }
+
   private async commitWithRetry(commit: TaskCommit): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -180,7 +205,10 @@ export class KafkaTaskHost {
       // (its open transaction is aborted) and restores exactly what was committed.
       const e = err as { name?: string; type?: string; message?: string };
       this.fenced = true;
-      this.o.onLost(this, `${e.type ?? e.name ?? ''} ${e.message ?? ''}`.trim());
+      const reason = `${e.type ?? e.name ?? ''} ${e.message ?? ''}`.trim();
+      // A task already leaving is not re-opened: its work is its new owner's now.
+      if (this.closed) this.o.log.info(`${this.id}: last commit before leaving failed (${reason}); the new owner redoes that work`);
+      else this.o.onLost(this, reason);
     } finally {
       clearTimeout(timer);
     }

@@ -1,6 +1,7 @@
 // One processor of the topology on Kafka: a consumer group over its input topics with the
 // co-partitioned assigner, and one KafkaTaskHost per assigned partition. Partitions that move away
-// are abandoned (their new owner redoes work in progress); new ones restore their state first.
+// are handed over (finished work committed, work in progress left to the new owner); new ones restore
+// their state first.
 import type { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { Logger } from '../../processors/api.js';
 import type { TopicCodecs } from '../../schemas/topic-codecs.js';
@@ -132,7 +133,7 @@ export class ProcessorRunner {
       const host = this.hosts.get(p)!;
       this.hosts.delete(p);
       this.ready.delete(p);
-      void host.then((h) => h?.close(false)).catch((err) => this.o.log.warn(`closing ${this.name}-${p}: ${(err as Error).message}`));
+      void host.then((h) => h?.handOver()).catch((err) => this.o.log.warn(`handing over ${this.name}-${p}: ${(err as Error).message}`));
     }
     for (const p of owned) {
       if (this.hosts.has(p) || p >= this.o.partitions) continue;
