@@ -1,0 +1,164 @@
+// One measured crawl of a fresh bench web: crawlstream embedded or Crawlee, each in its own process,
+// both from the same seeds (every origin's root), counted at the server.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { round, runMeasured, systemBusySeconds, waitQuiet, type Measured, type RssSample } from './proc.js';
+import { startWeb, type WebStats } from './web.js';
+
+export interface Paths {
+  root: string;
+  dist: string;
+  bin: string;
+  bench: string;
+}
+
+export interface CrawlRun {
+  name: string;
+  hosts: number;
+  pagesPerHost: number;
+  /** Page requests the server answered (robots.txt excluded): the arbiter. */
+  pages: number;
+  wallSeconds: number;
+  /** pages / wall time of the crawler process (start-up and shutdown included). */
+  pagesPerSecond: number;
+  /** pages / the server's active window (first request start → last request end). */
+  activePagesPerSecond: number;
+  peakRssMb: number;
+  cpuSeconds: number;
+  cpuSecondsPer1000Pages: number;
+  web: WebStats;
+  /** What the crawler itself reported (summary line or JSON). */
+  crawlerReport: string;
+  exitCode: number | null;
+  rssSeries?: RssSample[];
+  replay?: ReplayRun;
+  /** CPU seconds other processes on the machine used during the run (system busy − crawler − web server). */
+  backgroundCpuSeconds?: number;
+  /** Cores busy just before the run started (the harness waits for a quiet machine, up to a limit). */
+  busyCoresBefore?: number;
+  notes?: string[];
+}
+
+export function crawlRun(name: string, hosts: number, pagesPerHost: number, m: Pick<Measured, 'wallSeconds' | 'peakRssMb' | 'cpuSeconds' | 'exitCode'>, web: WebStats, report: string): CrawlRun {
+  const pages = web.pageRequests;
+  return {
+    name,
+    hosts,
+    pagesPerHost,
+    pages,
+    wallSeconds: m.wallSeconds,
+    pagesPerSecond: round(pages / m.wallSeconds, 1),
+    activePagesPerSecond: round(pages / Math.max(web.activeSeconds, 0.001), 1),
+    peakRssMb: m.peakRssMb,
+    cpuSeconds: m.cpuSeconds,
+    cpuSecondsPer1000Pages: round((m.cpuSeconds * 1000) / Math.max(pages, 1), 2),
+    web,
+    crawlerReport: report.trim(),
+    exitCode: m.exitCode,
+  };
+}
+
+function checkComplete(run: CrawlRun, expected: number): void {
+  const notes = run.notes ?? [];
+  if (run.exitCode !== 0) notes.push(`crawler exited with ${run.exitCode}`);
+  if (run.web.distinctPages < expected) notes.push(`only ${run.web.distinctPages} of ${expected} pages fetched`);
+  if (run.pages > run.web.distinctPages) notes.push(`${run.pages - run.web.distinctPages} pages fetched more than once`);
+  if (notes.length) run.notes = notes;
+}
+
+/** How long a measured crawl waits for other processes' CPU bursts to pass before it starts. */
+export const QUIET_WAIT_MS = 120_000;
+
+export interface CrawlOptions {
+  hosts: number;
+  pages: number;
+  /** Extra node flags for the crawler process (e.g. --cpu-prof). */
+  nodeFlags?: string[];
+  keepSeries?: boolean;
+  onSample?: (s: RssSample) => void;
+  /** After the crawl, replay its `fetched` topic through parse and sink and measure that too. */
+  replay?: boolean;
+}
+
+export interface ReplayRun {
+  /** Records of `fetched` re-parsed and re-sunk. */
+  records: number;
+  wallSeconds: number;
+  /** records / wall time of the replay process (start-up and shutdown included). */
+  recordsPerSecond: number;
+  peakRssMb: number;
+  cpuSecondsPer1000Records: number;
+  /** What the replay command printed. */
+  report: string;
+}
+
+export async function runEmbedded(paths: Paths, name: string, o: CrawlOptions): Promise<CrawlRun> {
+  const scratch = mkdtempSync(join(tmpdir(), 'crawlstream-bench-embedded-'));
+  const web = await startWeb(paths.dist, o.hosts, o.pages, scratch);
+  try {
+    const args = [...(o.nodeFlags ?? []), paths.bin, 'crawl', ...web.seeds, '--data-dir', join(scratch, 'data'),
+      '--allow-network', '127.0.0.0/8', '--default-delay-ms', '0', '--quiet'];
+    const busyCoresBefore = await waitQuiet(QUIET_WAIT_MS);
+    const busy0 = systemBusySeconds();
+    const m = await runMeasured(process.execPath, args, { cwd: scratch, timeoutMs: 60 * 60_000, onSample: o.onSample });
+    const busy = systemBusySeconds() - busy0;
+    const stats = await web.stop();
+    if (m.exitCode !== 0) process.stderr.write(m.stderrTail);
+    const run = crawlRun(name, o.hosts, o.pages, m, stats, m.stdout);
+    run.busyCoresBefore = busyCoresBefore;
+    run.backgroundCpuSeconds = round(Math.max(0, busy - m.cpuSeconds - stats.serverCpuSeconds), 1);
+    if (o.keepSeries) run.rssSeries = m.rssSeries;
+    checkComplete(run, o.hosts * o.pages);
+    if (o.replay && m.exitCode === 0) run.replay = await replayFetched(paths, scratch);
+    return run;
+  } finally {
+    await web.abort();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Re-parses and re-sinks every retained `fetched` record of the crawl in `scratch`/data: nothing is fetched. */
+async function replayFetched(paths: Paths, scratch: string): Promise<ReplayRun> {
+  await waitQuiet(QUIET_WAIT_MS);
+  const m = await runMeasured(process.execPath, [paths.bin, 'replay', '--from', 'fetched', '--processors', 'parse,sink', '--data-dir', join(scratch, 'data')],
+    { cwd: scratch, timeoutMs: 30 * 60_000 });
+  if (m.exitCode !== 0) throw new Error(`replay failed: ${m.stderrTail}`);
+  const records = Number(/: (\d+) records of fetched/.exec(m.stdout)?.[1] ?? NaN);
+  if (!Number.isFinite(records)) throw new Error(`replay printed no record count: ${m.stdout}`);
+  return {
+    records,
+    wallSeconds: m.wallSeconds,
+    recordsPerSecond: round(records / m.wallSeconds, 1),
+    peakRssMb: m.peakRssMb,
+    cpuSecondsPer1000Records: round((m.cpuSeconds * 1000) / Math.max(records, 1), 2),
+    report: m.stdout.trim(),
+  };
+}
+
+export async function runCrawlee(paths: Paths, name: string, concurrency: 'fixed' | 'autoscaled', o: CrawlOptions): Promise<CrawlRun> {
+  const scratch = mkdtempSync(join(tmpdir(), 'crawlstream-bench-crawlee-'));
+  const web = await startWeb(paths.dist, o.hosts, o.pages, scratch);
+  try {
+    const seedsFile = join(scratch, 'seeds.txt');
+    writeFileSync(seedsFile, web.seeds.join('\n') + '\n');
+    const env = { ...process.env, CRAWLEE_STORAGE_DIR: join(scratch, 'storage'), CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_LOG_LEVEL: 'OFF' };
+    const busyCoresBefore = await waitQuiet(QUIET_WAIT_MS);
+    const busy0 = systemBusySeconds();
+    const m = await runMeasured(process.execPath, [...(o.nodeFlags ?? []), join(paths.bench, 'crawlee-crawl.mjs'), '--seeds-file', seedsFile, '--concurrency', concurrency],
+      { cwd: scratch, env, timeoutMs: 60 * 60_000, onSample: o.onSample });
+    const busy = systemBusySeconds() - busy0;
+    const stats = await web.stop();
+    if (m.exitCode !== 0) process.stderr.write(m.stderrTail);
+    const run = crawlRun(name, o.hosts, o.pages, m, stats, m.stdout);
+    run.busyCoresBefore = busyCoresBefore;
+    run.backgroundCpuSeconds = round(Math.max(0, busy - m.cpuSeconds - stats.serverCpuSeconds), 1);
+    if (o.keepSeries) run.rssSeries = m.rssSeries;
+    checkComplete(run, o.hosts * o.pages);
+    if (stats.robotsRequests === 0) (run.notes ??= []).push('Crawlee fetched no robots.txt: respectRobotsTxtFile had no effect');
+    return run;
+  } finally {
+    await web.abort();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
