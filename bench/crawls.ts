@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { round, runMeasured, systemBusySeconds, waitQuiet, type Measured, type RssSample } from './proc.js';
-import { startWeb, type WebStats } from './web.js';
+import { startWeb, type BenchWeb, type WebStats } from './web.js';
 
 export interface Paths {
   root: string;
@@ -94,14 +94,31 @@ export interface ReplayRun {
 }
 
 export async function runEmbedded(paths: Paths, name: string, o: CrawlOptions): Promise<CrawlRun> {
-  const scratch = mkdtempSync(join(tmpdir(), 'crawlstream-bench-embedded-'));
-  const web = await startWeb(paths.dist, o.hosts, o.pages, scratch);
-  try {
+  return measuredCrawl(paths, name, 'embedded', o, async (web, scratch) => {
     const args = [...(o.nodeFlags ?? []), paths.bin, 'crawl', ...web.seeds, '--data-dir', join(scratch, 'data'),
       '--allow-network', '127.0.0.0/8', '--default-delay-ms', '0', '--quiet'];
+    return { args, env: process.env };
+  }, async (run, m, _stats, scratch) => {
+    if (o.replay && m.exitCode === 0) run.replay = await replayFetched(paths, scratch);
+  });
+}
+
+/**
+ * One crawler process against a fresh bench web: waits for a quiet machine, measures the process and
+ * the CPU everything else used meanwhile, and checks at the server that every page was fetched once.
+ */
+async function measuredCrawl(
+  paths: Paths, name: string, kind: string, o: CrawlOptions,
+  command: (web: BenchWeb, scratch: string) => Promise<{ args: string[]; env: NodeJS.ProcessEnv }>,
+  after: (run: CrawlRun, m: Measured, stats: WebStats, scratch: string) => Promise<void>,
+): Promise<CrawlRun> {
+  const scratch = mkdtempSync(join(tmpdir(), `crawlstream-bench-${kind}-`));
+  const web = await startWeb(paths.dist, o.hosts, o.pages, scratch);
+  try {
+    const { args, env } = await command(web, scratch);
     const busyCoresBefore = await waitQuiet(QUIET_WAIT_MS);
     const busy0 = systemBusySeconds();
-    const m = await runMeasured(process.execPath, args, { cwd: scratch, timeoutMs: 60 * 60_000, onSample: o.onSample });
+    const m = await runMeasured(process.execPath, args, { cwd: scratch, env, timeoutMs: 60 * 60_000, onSample: o.onSample });
     const busy = systemBusySeconds() - busy0;
     const stats = await web.stop();
     if (m.exitCode !== 0) process.stderr.write(m.stderrTail);
@@ -110,7 +127,7 @@ export async function runEmbedded(paths: Paths, name: string, o: CrawlOptions): 
     run.backgroundCpuSeconds = round(Math.max(0, busy - m.cpuSeconds - stats.serverCpuSeconds), 1);
     if (o.keepSeries) run.rssSeries = m.rssSeries;
     checkComplete(run, o.hosts * o.pages);
-    if (o.replay && m.exitCode === 0) run.replay = await replayFetched(paths, scratch);
+    await after(run, m, stats, scratch);
     return run;
   } finally {
     await web.abort();
@@ -137,28 +154,12 @@ async function replayFetched(paths: Paths, scratch: string): Promise<ReplayRun> 
 }
 
 export async function runCrawlee(paths: Paths, name: string, concurrency: 'fixed' | 'autoscaled', o: CrawlOptions): Promise<CrawlRun> {
-  const scratch = mkdtempSync(join(tmpdir(), 'crawlstream-bench-crawlee-'));
-  const web = await startWeb(paths.dist, o.hosts, o.pages, scratch);
-  try {
+  return measuredCrawl(paths, name, 'crawlee', o, async (web, scratch) => {
     const seedsFile = join(scratch, 'seeds.txt');
     writeFileSync(seedsFile, web.seeds.join('\n') + '\n');
     const env = { ...process.env, CRAWLEE_STORAGE_DIR: join(scratch, 'storage'), CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_LOG_LEVEL: 'OFF' };
-    const busyCoresBefore = await waitQuiet(QUIET_WAIT_MS);
-    const busy0 = systemBusySeconds();
-    const m = await runMeasured(process.execPath, [...(o.nodeFlags ?? []), join(paths.bench, 'crawlee-crawl.mjs'), '--seeds-file', seedsFile, '--concurrency', concurrency],
-      { cwd: scratch, env, timeoutMs: 60 * 60_000, onSample: o.onSample });
-    const busy = systemBusySeconds() - busy0;
-    const stats = await web.stop();
-    if (m.exitCode !== 0) process.stderr.write(m.stderrTail);
-    const run = crawlRun(name, o.hosts, o.pages, m, stats, m.stdout);
-    run.busyCoresBefore = busyCoresBefore;
-    run.backgroundCpuSeconds = round(Math.max(0, busy - m.cpuSeconds - stats.serverCpuSeconds), 1);
-    if (o.keepSeries) run.rssSeries = m.rssSeries;
-    checkComplete(run, o.hosts * o.pages);
+    return { args: [...(o.nodeFlags ?? []), join(paths.bench, 'crawlee-crawl.mjs'), '--seeds-file', seedsFile, '--concurrency', concurrency], env };
+  }, async (run, _m, stats) => {
     if (stats.robotsRequests === 0) (run.notes ??= []).push('Crawlee fetched no robots.txt: respectRobotsTxtFile had no effect');
-    return run;
-  } finally {
-    await web.abort();
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  });
 }
