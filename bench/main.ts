@@ -138,6 +138,7 @@ async function main(): Promise<void> {
         } catch (err) {
           failures.push((err as Error).message);
           say(`kafka-${n}w attempt ${attempt} failed: ${(err as Error).message}`);
+          if (attempt < KAFKA_ATTEMPTS) await new Promise((r) => setTimeout(r, 15_000)); // a broker that just started needs a moment
         }
       }
       if (failures.length === KAFKA_ATTEMPTS) (results.failed ??= []).push(`kafka-${n}w: ${failures.join('; ')}`);

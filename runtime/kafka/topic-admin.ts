@@ -34,17 +34,53 @@ export function plannedTopics(topology: Topology, names: KafkaNames, partitions:
   return plans;
 }
 
-/** Creates every missing topic; returns the names created. Existing topics are left as they are. */
-export async function createTopics(admin: Admin, plans: TopicPlan[]): Promise<string[]> {
-  const existing = new Set(await admin.listTopics());
-  const missing = plans.filter((p) => !existing.has(p.name));
-  if (missing.length === 0) return [];
-  const topics: ITopicConfig[] = missing.map((p) => ({
-    topic: p.name, numPartitions: p.partitions, replicationFactor: -1,
-    configEntries: Object.entries(p.configs).map(([name, value]) => ({ name, value })),
-  }));
-  await admin.createTopics({ topics, waitForLeaders: true });
-  return missing.map((p) => p.name);
+/** How long createTopics keeps trying while the cluster says "not yet" (a broker still starting). */
+const CREATE_DEADLINE_MS = 90_000;
+
+/**
+ * Creates every missing topic and waits until each partition has a leader; returns the names it
+ * created. Existing topics are left as they are. A broker that has just started answers "does not
+ * host this topic-partition" or "leader not available" for a while: those are retried with backoff
+ * (the next round sees what the last one created), anything else fails at once.
+ */
+export async function createTopics(admin: Admin, plans: TopicPlan[], deadlineMs = CREATE_DEADLINE_MS): Promise<string[]> {
+  const started = Date.now();
+  const created = new Set<string>();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const existing = new Set(await admin.listTopics());
+      const missing = plans.filter((p) => !existing.has(p.name));
+      if (missing.length) {
+        const topics: ITopicConfig[] = missing.map((p) => ({
+          topic: p.name, numPartitions: p.partitions, replicationFactor: -1,
+          configEntries: Object.entries(p.configs).map(([name, value]) => ({ name, value })),
+        }));
+        for (const p of missing) created.add(p.name);
+        await admin.createTopics({ topics, waitForLeaders: true });
+      }
+      await requireLeaders(admin, plans.map((p) => p.name));
+      return plans.map((p) => p.name).filter((n) => created.has(n));
+    } catch (err) {
+      if (!notYet(err) || Date.now() - started > deadlineMs) throw err;
+      await new Promise((r) => setTimeout(r, Math.min(500 * 2 ** attempt, 5_000)));
+    }
+  }
+}
+
+async function requireLeaders(admin: Admin, topics: string[]): Promise<void> {
+  const { topics: meta } = await admin.fetchTopicMetadata({ topics });
+  for (const t of meta) {
+    const leaderless = t.partitions.find((p) => p.leader < 0);
+    if (leaderless) throw Object.assign(new Error(`${t.name}/${leaderless.partitionId} has no leader yet`), { type: 'LEADER_NOT_AVAILABLE' });
+  }
+}
+
+/** Errors that mean "the cluster is not ready yet", not "this cannot work". */
+function notYet(err: unknown): boolean {
+  const e = err as { type?: string; retriable?: boolean; errors?: unknown[]; originalError?: unknown };
+  if (e.errors?.length) return e.errors.every(notYet); // kafkajs aggregates per-topic failures
+  if (e.originalError) return notYet(e.originalError); // …and wraps the last one when its retries run out
+  return e.retriable === true || ['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'TOPIC_ALREADY_EXISTS', 'NOT_CONTROLLER'].includes(e.type ?? '');
 }
 
 /** Partition count of each existing topic. */
