@@ -87,30 +87,32 @@ export class PartitionLog {
       segment = this.createSegment(this.writeEnd);
       this.segments.push(segment);
     }
-    const frames: Buffer[] = [];
-    const written: RawRecord[] = [];
+    // One buffer for the whole append: each value is copied once, and one write reaches the file.
+    const keys = records.map((r) => Buffer.from(r.key, 'utf8'));
     let bytes = 0;
-    for (const r of records) {
+    for (let i = 0; i < records.length; i++) bytes += FRAME_HEADER + PAYLOAD_FIXED + keys[i].length + records[i].value.length;
+    const buffer = Buffer.allocUnsafe(bytes);
+    const written: RawRecord[] = [];
+    let at = 0;
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i];
+      const key = keys[i];
       const offset = this.writeEnd++;
-      const key = Buffer.from(r.key, 'utf8');
       const payloadLength = PAYLOAD_FIXED + key.length + r.value.length;
-      const frame = Buffer.allocUnsafe(FRAME_HEADER + payloadLength);
-      frame.writeUInt32BE(payloadLength, 0);
-      frame.writeUIntBE(offset, 8, 6);
-      frame.writeDoubleBE(r.timestamp, 14);
-      frame.writeUInt16BE(key.length, 22);
-      key.copy(frame, 24);
-      r.value.copy(frame, 24 + key.length);
-      frame.writeUInt32BE(crc32(frame.subarray(FRAME_HEADER)), 4);
-      if (segment.index.length === 0 || segment.size + bytes - segment.index[segment.index.length - 1] >= INDEX_EVERY) {
-        segment.index.push(offset, segment.size + bytes);
+      buffer.writeUInt32BE(payloadLength, at);
+      buffer.writeUIntBE(offset, at + 8, 6);
+      buffer.writeDoubleBE(r.timestamp, at + 14);
+      buffer.writeUInt16BE(key.length, at + 22);
+      key.copy(buffer, at + 24);
+      r.value.copy(buffer, at + 24 + key.length);
+      buffer.writeUInt32BE(crc32(buffer.subarray(at + FRAME_HEADER, at + FRAME_HEADER + payloadLength)), at + 4);
+      if (segment.index.length === 0 || segment.size + at - segment.index[segment.index.length - 1] >= INDEX_EVERY) {
+        segment.index.push(offset, segment.size + at);
       }
-      frames.push(frame);
-      bytes += frame.length;
+      at += FRAME_HEADER + payloadLength;
       if (r.timestamp > segment.newest) segment.newest = r.timestamp;
       written.push({ topic: this.topic, partition: this.partition, offset, timestamp: r.timestamp, key: r.key, value: r.value });
     }
-    const buffer = frames.length === 1 ? frames[0] : Buffer.concat(frames, bytes);
     let done = 0;
     while (done < buffer.length) done += writeSync(segment.fd, buffer, done, buffer.length - done, segment.size + done);
     segment.size += bytes;
