@@ -2,7 +2,7 @@
 // synchronous: the sink converts each record when the runtime hands it over, in offset order.
 // Every value is clamped to its column type, because one row the server rejects would stall the
 // whole partition (the writer retries a failed insert forever rather than drop it).
-import { gunzipSync } from 'node:zlib';
+import { decompressBody } from '../fetching/body-codec.js';
 import type { Duplicate, FetchResult, ParsedPage } from '../schemas/records.js';
 import type { RobotsAnalyzer } from './robots-digest.js';
 import type { SinkTable } from './schema.js';
@@ -114,10 +114,10 @@ function robotsBody(f: FetchResult): string {
   const body = f.body ?? Buffer.alloc(0);
   let plain: Buffer;
   try {
-    plain = f.body_encoding === 'gzip' ? gunzipSync(body, { maxOutputLength: MAX_ROBOTS_BODY }) : body;
+    plain = decompressBody(f.body_encoding, body, MAX_ROBOTS_BODY);
   } catch {
     // Larger than any parser must read, or corrupt: digest what can be decoded.
-    plain = f.body_encoding === 'gzip' ? Buffer.alloc(0) : body;
+    plain = f.body_encoding === 'identity' ? body : Buffer.alloc(0);
   }
   return plain.subarray(0, MAX_ROBOTS_BODY).toString('utf8');
 }

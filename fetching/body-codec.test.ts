@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { compressBody, compressBodyAsync, decompressBody } from './body-codec.js';
+import { compressBody, decompressBody } from './body-codec.js';
 
 const html = Buffer.from('<html><body>' + '<p>hello crawler, this is a paragraph</p>\n'.repeat(500) + '</body></html>');
 
@@ -36,15 +36,4 @@ test('should refuse to inflate a stored body past maxBytes', () => {
 test('should throw clear errors for corrupt data and unknown encodings', () => {
   assert.throws(() => decompressBody('gzip', Buffer.from('not gzip at all'), 1000), /stored gzip body is corrupt/);
   assert.throws(() => decompressBody('br', html, 1e6), /unknown body encoding "br"/);
-});
-
-test('should store a body the same way whether it is compressed on the event loop or on the thread pool', async () => {
-  const page = Buffer.from('<p>the same paragraph of an ordinary page</p>'.repeat(400));
-  const large = Buffer.from('<p>the same paragraph of an ordinary page</p>'.repeat(12_000)); // ~540 KB: thread pool
-  for (const body of [page, large]) {
-    const stored = await compressBodyAsync(body);
-    assert.equal(stored.encoding, 'gzip');
-    assert.ok(stored.bytes.length < body.length / 5);
-    assert.deepEqual(decompressBody(stored.encoding, stored.bytes, body.length), body);
-  }
 });
