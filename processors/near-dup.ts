@@ -14,14 +14,8 @@ export const NEAR_DUPLICATE_BITS = 3;
 /** Pages kept per band value: a bound on the scan when huge clusters of pages share a band value. */
 const MAX_PER_BAND_VALUE = 64;
 
-interface BandEntry {
-  url: string;
-  host: string;
-  fetch_id: string;
-  simhash: Buffer;
-  content_hash: string;
-  fetched_at: number;
-}
+/** One page seen with a band value: the band record without its band number. */
+type BandEntry = Omit<SimhashBand, 'band'>;
 
 /** Key: the band value itself; value: the newest pages seen with it (one LevelDB read per band record). */
 export const simhashBandsStore = defineStore<string, BandEntry[]>({

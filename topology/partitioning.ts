@@ -8,9 +8,12 @@
 
 export const VIRTUAL_BUCKETS = 4096;
 
-/** 32-bit FNV-1a over UTF-16 code units, finished with murmur3's avalanche so low bits mix well. */
-export function hash32(s: string): number {
-  let h = 0x811c9dc5;
+/**
+ * 32-bit FNV-1a over UTF-16 code units, finished with murmur3's avalanche so low bits mix well.
+ * Different seeds give independent hashes (the seen-set's fingerprints take two).
+ */
+export function hash32(s: string, seed = 0): number {
+  let h = (0x811c9dc5 ^ seed) >>> 0;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);
     h = Math.imul(h, 0x01000193);

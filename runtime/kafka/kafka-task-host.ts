@@ -168,9 +168,7 @@ export class KafkaTaskHost {
     } else if (this.task) {
       await this.task.abandon();
     }
-    await this.committing;
-    await this.producer?.disconnect().catch(() => {});
-    if (this.db?.status === 'open') await this.db.close();
+    await this.release();
   }
 
   /**
@@ -186,6 +184,11 @@ export class KafkaTaskHost {
       const commit = this.fenced ? undefined : this.task.takeCommit();
       if (commit) await this.commitWithRetry(commit);
     }
+    await this.release();
+  }
+
+  /** After the last commit: nothing of this task stays open. */
+  private async release(): Promise<void> {
     await this.committing;
     await this.producer?.disconnect().catch(() => {});
     if (this.db?.status === 'open') await this.db.close();

@@ -2,29 +2,13 @@
 // co-partitioned assigner, and one KafkaTaskHost per assigned partition. Partitions that move away
 // are handed over (finished work committed, work in progress left to the new owner); new ones restore
 // their state first.
-import type { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import type { Logger } from '../../processors/api.js';
-import type { TopicCodecs } from '../../schemas/topic-codecs.js';
-import type { CrawlConfig } from '../../topology/crawl-config.js';
-import type { ProcessorNode, ProcessorResources } from '../../topology/topology.js';
+import type { Consumer, EachBatchPayload } from 'kafkajs';
 import type { RawRecord } from '../stream-task.js';
 import { coPartitionedAssigner } from './co-partitioned-assigner.js';
-import { KafkaTaskHost } from './kafka-task-host.js';
-import type { KafkaNames } from './kafka-names.js';
+import { KafkaTaskHost, type KafkaTaskOptions } from './kafka-task-host.js';
 
-export interface RunnerOptions {
-  /** Which records a task processes (replays: all of them; see KafkaTaskOptions). */
-  owns?: (record: RawRecord) => boolean;
-  kafka: Kafka;
-  admin: Admin;
-  names: KafkaNames;
-  node: ProcessorNode;
-  partitions: number;
-  dataDir: string;
-  codecs: TopicCodecs;
-  config: CrawlConfig;
-  resources: ProcessorResources;
-  log: Logger;
+/** What every task of the runner shares; partitions and callbacks are the runner's to fill in. */
+export interface RunnerOptions extends Omit<KafkaTaskOptions, 'partition' | 'onLost' | 'onActivity'> {
   /** Session timeout: how long a dead worker keeps its tasks before they move. */
   sessionTimeoutMs: number;
 }
