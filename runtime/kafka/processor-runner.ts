@@ -22,6 +22,9 @@ export class ProcessorRunner {
   private assignment = new Set<number>();
   private stopping = false;
   private punctuator: NodeJS.Timeout | undefined;
+  /** Per task and input topic: the offset after the last batch the task was given whole (and, under
+   * `gap <topic>`, where the last read-again landed). */
+  private readonly givenUpTo = new WeakMap<KafkaTaskHost, Map<string, number>>();
 
   constructor(private readonly o: RunnerOptions) {}
 
@@ -162,6 +165,25 @@ export class ProcessorRunner {
     }
     if (!host || this.stopping) return;
     const topic = this.o.names.logical(batch.topic);
+    // kafkajs can be ahead of the task: records it delivered went to a task that was then lost, or
+    // were dropped while the task re-opened, and a seek can be lost in a rebalance. Offering what
+    // follows would leave a hole the task never fills (a fetch outcome that never arrives stalls
+    // its host for good), so go back to where the task is. Offsets may skip transaction markers:
+    // only a fetch past both the task and the end of the last batch it was given is a gap.
+    const first = batch.firstOffset(); // transaction markers included: null only for an empty batch
+    const from = first === null ? -1 : Number(first);
+    const next = host.task.nextOffset(topic);
+    if (from > next && from > (this.givenUpTo.get(host)?.get(topic) ?? next)) {
+      const given = this.givenMap(host);
+      // Reading again from `next` landed here once already: those records no longer exist (retention).
+      if (given.get(`gap ${topic}`) !== from) {
+        given.set(`gap ${topic}`, from);
+        this.o.log.info(`${host.id}: ${topic} was read up to ${from} but the task is at ${next}; reading again from there`);
+        this.consumer.seek({ topic: batch.topic, partition: batch.partition, offset: String(next) });
+        return;
+      }
+      this.o.log.warn(`${host.id}: ${topic} offsets ${next}–${from - 1} are gone from the broker (retention?); going on from ${from}`);
+    }
     const records: RawRecord[] = [];
     for (const m of batch.messages) {
       records.push({
@@ -183,5 +205,14 @@ export class ProcessorRunner {
         await heartbeat();
       }
     }
+    if (i >= records.length && this.hosts.get(batch.partition) === hostPromise) {
+      this.givenMap(host).set(topic, Number(batch.lastOffset()) + 1);
+    }
+  }
+
+  private givenMap(host: KafkaTaskHost): Map<string, number> {
+    let given = this.givenUpTo.get(host);
+    if (!given) this.givenUpTo.set(host, (given = new Map()));
+    return given;
   }
 }
