@@ -2,7 +2,7 @@
 // flight finish, everything is committed); the same command resumes where it stopped.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { runEmbeddedCrawl } from '../runtime/embedded/embedded-crawl.js';
+import { runEmbeddedCrawl } from '../crawl/embedded-crawl.js';
 import { NetworkPolicy } from '../fetching/network-policy.js';
 import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, intOption, listOption, parse, UsageError } from './options.js';
 import { formatProgress, formatSummary, stderrLogger } from './progress.js';

@@ -1,6 +1,6 @@
 // Command-line options shared by commands, parsed strictly: a bad value is a clear error, not a default.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { defaultCrawlConfig, productTokenOf, type CrawlConfig } from '../topology/crawl-config.js';
+import { defaultCrawlConfig, productTokenOf, type CrawlConfig } from '../crawl/config.js';
 
 export class UsageError extends Error {}
 

@@ -1,7 +1,7 @@
 // Progress lines while a crawl runs and the one-line summary at its end.
-import type { Logger } from '../processors/api.js';
-import type { CrawlStats } from '../runtime/crawl-stats.js';
-import type { CrawlSummary } from '../runtime/embedded/embedded-crawl.js';
+import type { Logger } from '../engine/processor.js';
+import type { CrawlStats } from '../crawl/stats.js';
+import type { CrawlSummary } from '../crawl/embedded-crawl.js';
 
 export function stderrLogger(): Logger {
   return {

@@ -2,9 +2,9 @@
 //     [--parser-module FILE] [--data-dir DIR | --brokers B ... --schema-registry URL] [--clickhouse-url URL]
 import { resolve } from 'node:path';
 import { loadParserModule } from '../parsing/parser-module.js';
-import { runEmbeddedReplay } from '../runtime/replay/embedded-replay.js';
-import { formatProgress, type ReplayProgress } from '../runtime/replay/replay-progress.js';
-import { defaultCrawlConfig } from '../topology/crawl-config.js';
+import { runEmbeddedReplay } from '../engine/replay/embedded-replay.js';
+import { formatProgress, type ReplayProgress } from '../engine/replay/replay-progress.js';
+import { defaultCrawlConfig } from '../crawl/config.js';
 import { intOption, listOption, parse, UsageError } from './options.js';
 import { DEFAULT_DATA_DIR } from './crawl-command.js';
 import { KAFKA_FLAGS } from './kafka-options.js';
@@ -47,7 +47,7 @@ export async function run(argv: string[]): Promise<number> {
   const common = { id, from, processors: processors.length ? processors : ['parse', 'sink'], since, fromOffset, parserModule, log, onProgress, signal: abort.signal };
   let result: ReplayProgress;
   if (values.brokers) {
-    const { runKafkaReplay } = await import('../runtime/replay/kafka-replay.js');
+    const { runKafkaReplay } = await import('../engine/replay/kafka-replay.js');
     result = await runKafkaReplay({ ...common, brokers: listOption(values, 'brokers'), prefix: (values['topic-prefix'] as string | undefined) ?? '',
       registryUrl: values['schema-registry'] as string, clickhouseUrl: values['clickhouse-url'] as string | undefined });
   } else {

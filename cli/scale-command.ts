@@ -1,6 +1,6 @@
 // crawlstream scale --partitions N [--data-dir DIR | --brokers B [--topic-prefix P] --schema-registry URL]
 import { resolve } from 'node:path';
-import { scaleEmbedded } from '../runtime/scale/embedded-scale.js';
+import { scaleEmbedded } from '../engine/scale/embedded-scale.js';
 import { intOption, listOption, parse, UsageError } from './options.js';
 import { DEFAULT_DATA_DIR } from './crawl-command.js';
 import { KAFKA_FLAGS } from './kafka-options.js';
@@ -12,7 +12,7 @@ export async function run(argv: string[]): Promise<number> {
   if (to === undefined) throw new UsageError('--partitions N is required');
   let report;
   if (values.brokers) {
-    const { scaleKafka } = await import('../runtime/scale/kafka-scale.js');
+    const { scaleKafka } = await import('../engine/scale/kafka-scale.js');
     report = await scaleKafka({ brokers: listOption(values, 'brokers'), prefix: (values['topic-prefix'] as string | undefined) ?? '', partitions: to,
       log: stderrLogger(), timeoutMs: (intOption(values, 'timeout', 1) ?? 600) * 1000 });
   } else {

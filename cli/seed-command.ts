@@ -1,8 +1,8 @@
 // crawlstream seed --brokers B --schema-registry URL [crawl-level options] URL...
 // Writes the crawl-level options every worker applies, then the seed URLs into discovered-urls.
-import { crawlTopology } from '../topology/crawl-topology.js';
-import { connectCluster, readCrawlState, topologyCodecs, writeCrawlState, partitionCount } from '../runtime/kafka/kafka-cluster.js';
-import { partitionFor } from '../topology/partitioning.js';
+import { crawlTopology } from '../crawl/topology.js';
+import { connectCluster, readCrawlState, topologyCodecs, writeCrawlState, partitionCount } from '../engine/kafka/kafka-cluster.js';
+import { partitionFor } from '../engine/partitioning.js';
 import { hostKey } from '../url/canonicalize.js';
 import type { DiscoveredUrl } from '../schemas/records.js';
 import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, parse, UsageError } from './options.js';

@@ -1,7 +1,7 @@
 // crawlstream status --brokers B [--topic-prefix P] [--wait-idle] [--timeout S]
-import { crawlTopology } from '../topology/crawl-topology.js';
-import { connectCluster, partitionCount, type Cluster } from '../runtime/kafka/kafka-cluster.js';
-import { clusterIdle, readTaskStatuses, topicEnds, type TaskStatus } from '../runtime/kafka/task-status.js';
+import { crawlTopology } from '../crawl/topology.js';
+import { connectCluster, partitionCount, type Cluster } from '../engine/kafka/kafka-cluster.js';
+import { clusterIdle, readTaskStatuses, topicEnds, type TaskStatus } from '../engine/kafka/task-status.js';
 import { intOption, parse } from './options.js';
 import { brokersOf, KAFKA_FLAGS } from './kafka-options.js';
 import { stderrLogger } from './progress.js';

@@ -1,8 +1,8 @@
 // crawlstream topics create --brokers HOST:PORT [--topic-prefix P] [--partitions N]
-import { crawlTopology } from '../topology/crawl-topology.js';
-import { connectCluster } from '../runtime/kafka/kafka-cluster.js';
-import { createTopics, plannedTopics } from '../runtime/kafka/topic-admin.js';
-import { DEFAULT_PARTITIONS } from '../runtime/embedded/embedded-runtime.js';
+import { crawlTopology } from '../crawl/topology.js';
+import { connectCluster } from '../engine/kafka/kafka-cluster.js';
+import { createTopics, plannedTopics } from '../engine/kafka/topic-admin.js';
+import { DEFAULT_PARTITIONS } from '../engine/embedded/embedded-runtime.js';
 import { intOption, parse, UsageError } from './options.js';
 import { brokersOf, KAFKA_FLAGS } from './kafka-options.js';
 import { stderrLogger } from './progress.js';

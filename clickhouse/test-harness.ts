@@ -1,7 +1,7 @@
 // Drives a sink the way the runtime drives a concurrent processor: records handed over in offset
 // order without waiting, at most `maxInFlight` pending, and input positions committed periodically
 // at the oldest record still pending. A "crash" stops feeding and keeps only the last commit.
-import type { Logger } from '../processors/api.js';
+import type { Logger } from '../engine/processor.js';
 import type { ClickHouse } from './connection.js';
 import { robotsSummary } from './robots-digest.js';
 import { rowsForRecord } from './rows.js';

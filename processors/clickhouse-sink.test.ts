@@ -4,8 +4,8 @@ import { openClickHouse, type ClickHouse } from '../clickhouse/connection.js';
 import { testChdbDir } from '../clickhouse/test-engines.js';
 import { collectingLog } from '../clickhouse/test-harness.js';
 import { fetchResult, parsedPage } from '../clickhouse/test-fixtures.js';
-import { defaultCrawlConfig } from '../topology/crawl-config.js';
-import type { InputRecord, ProcessorContext } from './api.js';
+import { defaultCrawlConfig } from '../crawl/config.js';
+import type { InputRecord, ProcessorContext } from '../engine/processor.js';
 import { clickhouseSink } from './clickhouse-sink.js';
 
 const opened: ClickHouse[] = [];

@@ -10,8 +10,8 @@ import { robotsSummary } from '../clickhouse/robots-digest.js';
 import { rowsForRecord } from '../clickhouse/rows.js';
 import { migrate } from '../clickhouse/schema.js';
 import { SinkWriter } from '../clickhouse/sink-writer.js';
-import { defineProcessor } from '../topology/topology.js';
-import type { InputRecord, Processor, ProcessorContext } from './api.js';
+import { defineProcessor } from '../engine/topology.js';
+import type { InputRecord, Processor, ProcessorContext } from '../engine/processor.js';
 
 export const SINK_INPUTS = ['fetched', 'parsed', 'duplicates'] as const;
 

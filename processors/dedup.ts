@@ -2,12 +2,12 @@
 // "certainly new" from memory; "maybe seen" is settled by the exact seen-set in LevelDB. The
 // fingerprint is written in the same commit as the forwarded record, so the seen-set can never
 // swallow a URL whose record was not passed on (DESIGN §3.3).
-import type { InputRecord, Processor, ProcessorContext } from './api.js';
-import { defineProcessor } from '../topology/topology.js';
+import type { InputRecord, Processor, ProcessorContext } from '../engine/processor.js';
+import { defineProcessor } from '../engine/topology.js';
 import type { CanonicalUrl } from '../schemas/records.js';
-import type { KeyValueStore } from '../state-stores/key-value-store.js';
-import { defineStore } from '../state-stores/key-value-store.js';
-import { emptyValue } from '../state-stores/codecs.js';
+import type { KeyValueStore } from '../engine/stores/key-value-store.js';
+import { defineStore } from '../engine/stores/key-value-store.js';
+import { emptyValue } from '../engine/stores/codecs.js';
 import { SeenFilter } from '../state-stores/seen-filter.js';
 import { fingerprint64 } from '../state-stores/fingerprint.js';
 

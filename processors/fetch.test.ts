@@ -1,10 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
-import { TopologyTestDriver } from '../runtime/test-driver/topology-test-driver.js';
+import { TopologyTestDriver } from '../engine/test-driver/topology-test-driver.js';
 import type { FetchRequest, FetchResult } from '../schemas/records.js';
-import { createFetcher } from '../runtime/crawl-resources.js';
-import { defaultCrawlConfig } from '../topology/crawl-config.js';
+import { createFetcher } from '../crawl/services.js';
+import { defaultCrawlConfig } from '../crawl/config.js';
 import { decompressBody } from '../fetching/body-codec.js';
 import { startHttpServer, type TestServer } from '../fetching/test-servers.js';
 

@@ -1,7 +1,7 @@
 // fetch: scheduled → fetched. Performs the HTTP request for each released fetch, many hosts at once
 // and one at a time per host, and records the outcome with its bounded, compressed body.
-import type { InputRecord, Processor, ProcessorContext } from './api.js';
-import { defineProcessor } from '../topology/topology.js';
+import type { InputRecord, Processor, ProcessorContext } from '../engine/processor.js';
+import { defineProcessor } from '../engine/topology.js';
 import type { FetchRequest, FetchResult } from '../schemas/records.js';
 import type { HttpFetcher } from '../fetching/http-fetcher.js';
 import { compressBodyAsync } from '../fetching/body-codec.js';

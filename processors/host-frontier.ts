@@ -2,8 +2,8 @@
 // Keys sort by (host, depth, arrival), so popping the smallest key gives breadth-first order per host.
 // Only a few entries per active host are held in memory; the rest stay in LevelDB, which keeps memory
 // bounded however large the frontier grows.
-import { avroValues } from '../state-stores/codecs.js';
-import { defineStore, type KeyValueStore } from '../state-stores/key-value-store.js';
+import { avroValues } from '../engine/stores/codecs.js';
+import { defineStore, type KeyValueStore } from '../engine/stores/key-value-store.js';
 import type { DiscoveryKind } from '../schemas/records.js';
 
 export interface QueueKey {

@@ -1,7 +1,7 @@
 // Per-host scheduling state held by the schedule processor's `hosts` store (DESIGN §2): politeness
 // timer, in-flight fetch, backoff, budget, queue counters and robots.txt status.
-import { avroValues, stringKey } from '../state-stores/codecs.js';
-import { defineStore } from '../state-stores/key-value-store.js';
+import { avroValues, stringKey } from '../engine/stores/codecs.js';
+import { defineStore } from '../engine/stores/key-value-store.js';
 
 export type RobotsStatus = 'unknown' | 'rules' | 'allow-all' | 'unreachable';
 

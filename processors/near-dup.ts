@@ -2,11 +2,11 @@
 // `simhash-bands`, the newest 64 per value) and answers "was a page within 3 bits seen before?".
 // The earlier page (by fetch time, then URL) is the original; the later one is reported as its
 // duplicate: 'exact' when the content hashes match, 'near' otherwise.
-import type { InputRecord, Processor, ProcessorContext } from './api.js';
-import { defineProcessor } from '../topology/topology.js';
+import type { InputRecord, Processor, ProcessorContext } from '../engine/processor.js';
+import { defineProcessor } from '../engine/topology.js';
 import type { Duplicate, SimhashBand } from '../schemas/records.js';
-import { avroValues, stringKey } from '../state-stores/codecs.js';
-import { defineStore, type KeyValueStore } from '../state-stores/key-value-store.js';
+import { avroValues, stringKey } from '../engine/stores/codecs.js';
+import { defineStore, type KeyValueStore } from '../engine/stores/key-value-store.js';
 import { hammingDistance } from '../parsing/simhash.js';
 import { bandKey } from './simhash-bands.js';
 

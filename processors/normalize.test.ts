@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { TopologyTestDriver } from '../runtime/test-driver/topology-test-driver.js';
+import { TopologyTestDriver } from '../engine/test-driver/topology-test-driver.js';
 import type { CanonicalUrl, DiscoveredUrl } from '../schemas/records.js';
 
 function found(url: string, over: Partial<DiscoveredUrl> = {}): DiscoveredUrl {

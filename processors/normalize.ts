@@ -1,7 +1,7 @@
 // normalize: discovered-urls → normalized. Turns a URL as found into its canonical form and applies
 // the cheap trap guards; rejected URLs are counted by reason and not forwarded.
-import type { InputRecord, Processor, ProcessorContext } from './api.js';
-import { defineProcessor } from '../topology/topology.js';
+import type { InputRecord, Processor, ProcessorContext } from '../engine/processor.js';
+import { defineProcessor } from '../engine/topology.js';
 import type { CanonicalUrl, DiscoveredUrl } from '../schemas/records.js';
 import { canonicalize } from '../url/canonicalize.js';
 import { trapReason } from '../url/traps.js';

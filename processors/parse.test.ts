@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { TopologyTestDriver } from '../runtime/test-driver/topology-test-driver.js';
+import { TopologyTestDriver } from '../engine/test-driver/topology-test-driver.js';
 import type { DiscoveredUrl, FetchResult, ParsedPage } from '../schemas/records.js';
 import { compressBody } from '../fetching/body-codec.js';
 

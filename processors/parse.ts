@@ -1,8 +1,8 @@
 // parse: fetched → parsed, and links and redirect targets → discovered-urls. Links are keyed by
 // their own host: writing them to discovered-urls is the repartition that carries each URL to the
 // task that owns its host.
-import type { InputRecord, Processor, ProcessorContext } from './api.js';
-import { defineProcessor } from '../topology/topology.js';
+import type { InputRecord, Processor, ProcessorContext } from '../engine/processor.js';
+import { defineProcessor } from '../engine/topology.js';
 import type { DiscoveredUrl, FetchResult, ParsedPage } from '../schemas/records.js';
 import { analyzeBody, type BodyAnalysis, type BodyInput } from '../parsing/analyze-body.js';
 import type { ParserModule } from '../parsing/parser-module.js';

@@ -2,8 +2,8 @@
 // through the same one-request-at-a-time slot; cached (robotsCacheMs, a day by default); 4xx means
 // no restrictions; 5xx, 429 or unreachable means crawl nothing there until it can be read (retried
 // with backoff, then the host is given up for a cache period); redirects followed up to 5 hops.
-import type { KeyValueStore } from '../state-stores/key-value-store.js';
-import type { CrawlConfig } from '../topology/crawl-config.js';
+import type { KeyValueStore } from '../engine/stores/key-value-store.js';
+import type { CrawlConfig } from '../crawl/config.js';
 import type { FetchResult } from '../schemas/records.js';
 import { ALLOW_ALL, DISALLOW_ALL, parseRobotsTxt, type RobotsPolicy } from '../robots/robots-policy.js';
 import { decompressBody } from '../fetching/body-codec.js';

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { TopologyTestDriver } from '../runtime/test-driver/topology-test-driver.js';
+import { TopologyTestDriver } from '../engine/test-driver/topology-test-driver.js';
 import type { CanonicalUrl, FetchRequest, FetchResult } from '../schemas/records.js';
 import type { HostState } from './host-state.js';
 import { CrawlBudget } from './crawl-budget.js';

@@ -5,10 +5,10 @@
 // set from that finish time plus max(default delay, Crawl-delay, Retry-After, backoff), has passed,
 // and (3) robots.txt has been read (fetched first, through the same one-at-a-time slot). A fetcher
 // lagging behind therefore delays the host instead of letting releases pile into a burst.
-import type { InputRecord, Processor, ProcessorContext } from './api.js';
-import { defineProcessor } from '../topology/topology.js';
+import type { InputRecord, Processor, ProcessorContext } from '../engine/processor.js';
+import { defineProcessor } from '../engine/topology.js';
 import type { CanonicalUrl, FetchRequest, FetchResult } from '../schemas/records.js';
-import type { KeyValueStore } from '../state-stores/key-value-store.js';
+import type { KeyValueStore } from '../engine/stores/key-value-store.js';
 import { hostsStore, newHostState, robotsStore, type HostState, type RobotsText } from './host-state.js';
 import { HostFrontier, hostQueueStore, type QueuedUrl } from './host-frontier.js';
 import { TimerHeap } from './timer-heap.js';

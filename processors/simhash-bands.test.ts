@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { TopologyTestDriver } from '../runtime/test-driver/topology-test-driver.js';
+import { TopologyTestDriver } from '../engine/test-driver/topology-test-driver.js';
 import type { ParsedPage, SimhashBand } from '../schemas/records.js';
 import { MIN_TEXT_FOR_SIMHASH, bandKey } from './simhash-bands.js';
 

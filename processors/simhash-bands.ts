@@ -2,8 +2,8 @@
 // simhash into four 16-bit bands keyed by band and value: two pages within Hamming distance 3 share at
 // least one band exactly (pigeonhole), so their band records meet in the same near-dup task,
 // whatever hosts they come from.
-import type { InputRecord, Processor, ProcessorContext } from './api.js';
-import { defineProcessor } from '../topology/topology.js';
+import type { InputRecord, Processor, ProcessorContext } from '../engine/processor.js';
+import { defineProcessor } from '../engine/topology.js';
 import type { ParsedPage, SimhashBand } from '../schemas/records.js';
 
 /** Pages with less text than this are too short for a meaningful simhash (error pages, stubs). */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import avro from 'avsc';
 import { SCHEMA_FILES, loadSchema, type SchemaName } from './schema-files.js';
-import { crawlTopology } from '../topology/crawl-topology.js';
+import { crawlTopology } from '../crawl/topology.js';
 import type {
   CanonicalUrl, DeadLetter, DiscoveredUrl, Duplicate, FetchRequest, FetchResult, ParsedPage, SimhashBand,
 } from './records.js';

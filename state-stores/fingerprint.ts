@@ -1,7 +1,7 @@
 // 64-bit fingerprints of strings (canonical URLs), as two independent 32-bit halves: the Bloom filter
 // probes with both halves, the exact seen-set stores all 8 bytes. At 10 million URLs the chance of
 // any collision is about 3 in a million.
-import { hash32 } from '../topology/partitioning.js';
+import { hash32 } from '../engine/partitioning.js';
 
 export interface Fingerprint {
   hi: number;

@@ -1,0 +1,218 @@
+// One processor of the topology on Kafka: a consumer group over its input topics with the
+// co-partitioned assigner, and one KafkaTaskHost per assigned partition. Partitions that move away
+// are handed over (finished work committed, work in progress left to the new owner); new ones restore
+// their state first.
+import type { Consumer, EachBatchPayload } from 'kafkajs';
+import type { RawRecord } from '../task/stream-task.js';
+import { coPartitionedAssigner } from './co-partitioned-assigner.js';
+import { KafkaTaskHost, type KafkaTaskOptions } from './kafka-task-host.js';
+
+/** What every task of the runner shares; partitions and callbacks are the runner's to fill in. */
+export interface RunnerOptions extends Omit<KafkaTaskOptions, 'partition' | 'onLost' | 'onActivity'> {
+  /** Session timeout: how long a dead worker keeps its tasks before they move. */
+  sessionTimeoutMs: number;
+}
+
+export class ProcessorRunner {
+  readonly hosts = new Map<number, Promise<KafkaTaskHost | undefined>>();
+  private readonly ready = new Map<number, KafkaTaskHost>();
+  /** Next offset per input topic-partition, control records included (for idle detection). */
+  readonly consumedUpTo = new Map<string, number>();
+  private consumer!: Consumer;
+  private assignment = new Set<number>();
+  private stopping = false;
+  private punctuator: NodeJS.Timeout | undefined;
+  /** Per task and input topic: the offset after the last batch the task was given whole (and, under
+   * `gap <topic>`, where the last read-again landed). */
+  private readonly givenUpTo = new WeakMap<KafkaTaskHost, Map<string, number>>();
+
+  constructor(private readonly o: RunnerOptions) {}
+
+  get name(): string {
+    return this.o.node.name;
+  }
+
+  tasks(): KafkaTaskHost[] {
+    return [...this.ready.values()];
+  }
+
+  async start(): Promise<void> {
+    const { kafka, names, node } = this.o;
+    this.consumer = kafka.consumer({
+      groupId: names.group(node.name),
+      partitionAssigners: [coPartitionedAssigner(() => [...this.assignment], this.o.partitions)],
+      readUncommitted: false,
+      sessionTimeout: this.o.sessionTimeoutMs,
+      heartbeatInterval: Math.max(500, Math.floor(this.o.sessionTimeoutMs / 6)),
+      rebalanceTimeout: 60_000,
+      maxWaitTimeInMs: 50,
+      maxBytesPerPartition: 20 * 1024 * 1024,
+      maxBytes: 64 * 1024 * 1024,
+    });
+    this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => {
+      const owned = new Set<number>();
+      for (const partitions of Object.values(e.payload.memberAssignment)) for (const p of partitions as number[]) owned.add(p);
+      this.reassign(owned);
+    });
+    this.consumer.on(this.consumer.events.END_BATCH_PROCESS, (e) => {
+      const id = `${names.logical(e.payload.topic)}/${e.payload.partition}`;
+      this.consumedUpTo.set(id, Math.max(this.consumedUpTo.get(id) ?? 0, Number(e.payload.lastOffset) + 1));
+    });
+    await this.consumer.connect();
+    for (const topic of node.inputs) await this.consumer.subscribe({ topic: names.topic(topic), fromBeginning: true });
+    const every = node.punctuateEveryMs;
+    if (every) {
+      this.punctuator = setInterval(() => {
+        const now = Date.now();
+        for (const host of this.ready.values()) host.task.punctuate(now).catch((err) => this.o.log.warn(`${host.id}: punctuate failed: ${(err as Error).message}`));
+      }, every);
+    }
+    await this.consumer.run({
+      autoCommit: false,
+      partitionsConsumedConcurrently: Math.max(1, this.o.partitions),
+      eachBatch: (payload) => this.onBatch(payload),
+    });
+  }
+
+  /** Clean stop: records in progress finish and are committed, then the group is left. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.punctuator);
+    await this.consumer.stop().catch(() => {});
+    await Promise.all([...this.hosts.values()].map(async (h) => (await h)?.close(true)));
+    await this.consumer.disconnect().catch(() => {});
+  }
+
+  /** Hard stop for tests of a dying worker: nothing is committed. */
+  async abandonAll(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.punctuator);
+    await Promise.all([...this.hosts.values()].map(async (h) => (await h)?.close(false)));
+  }
+
+  /** A task that can no longer commit is closed without committing and, if still ours, opened afresh. */
+  private reopen(partition: number, lost: KafkaTaskHost, reason: string): void {
+    if (this.stopping) return;
+    this.o.log.warn(`${lost.id}: cannot commit (${reason}); re-opening it from its last commit`);
+    const current = this.hosts.get(partition);
+    this.hosts.delete(partition);
+    this.ready.delete(partition);
+    void (async () => {
+      await (await current)?.close(false).catch(() => {});
+      if (!this.assignment.has(partition) || this.hosts.has(partition)) return;
+      this.reassign(new Set(this.assignment));
+      const fresh = await this.hosts.get(partition);
+      // The consumer read past what the lost task committed; read again from where the new one
+      // starts. A consumer that is itself restarting rejoins from the committed offsets anyway.
+      for (const topic of this.o.node.inputs) {
+        try {
+          if (fresh) this.consumer.seek({ topic: this.o.names.topic(topic), partition, offset: String(fresh.task.nextOffset(topic)) });
+        } catch {
+          // not running right now: see above
+        }
+      }
+    })().catch((err) => this.o.log.warn(`${this.name}-${partition}: re-opening failed: ${(err as Error).message}`));
+  }
+
+  private reassign(owned: Set<number>): void {
+    for (const p of [...this.hosts.keys()]) {
+      if (owned.has(p)) continue;
+      const host = this.hosts.get(p)!;
+      this.hosts.delete(p);
+      this.ready.delete(p);
+      void host.then((h) => h?.handOver()).catch((err) => this.o.log.warn(`handing over ${this.name}-${p}: ${(err as Error).message}`));
+    }
+    for (const p of owned) {
+      if (this.hosts.has(p) || p >= this.o.partitions) continue;
+      this.hosts.set(p, this.open(p));
+    }
+    this.assignment = owned;
+  }
+
+  /** Opens the task, retrying with backoff while the cluster is unreachable and the partition is ours. */
+  private async open(p: number): Promise<KafkaTaskHost | undefined> {
+    for (let attempt = 0; !this.stopping; attempt++) {
+      const host = new KafkaTaskHost({ ...this.o, partition: p, onActivity: () => {}, onLost: (h, reason) => this.reopen(p, h, reason) });
+      try {
+        await host.open();
+        if (!this.assignment.has(p) || this.stopping) {
+          await host.close(false);
+          return undefined;
+        }
+        this.ready.set(p, host);
+        return host;
+      } catch (err) {
+        await host.close(false).catch(() => {});
+        const wait = Math.min(500 * 2 ** attempt, 10_000);
+        this.o.log.warn(`${this.name}-${p}: cannot start (${(err as Error).message}); trying again in ${wait} ms`);
+        await new Promise((r) => setTimeout(r, wait));
+        if (!this.assignment.has(p)) return undefined;
+      }
+    }
+    return undefined;
+  }
+
+  private async onBatch({ batch, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
+    const hostPromise = this.hosts.get(batch.partition);
+    if (!hostPromise) return;
+    // Restoring a task can take a while; keep the membership alive meanwhile.
+    let host: KafkaTaskHost | undefined;
+    const beat = setInterval(() => void heartbeat().catch(() => {}), 1000);
+    try {
+      host = await hostPromise;
+    } finally {
+      clearInterval(beat);
+    }
+    if (!host || this.stopping) return;
+    const topic = this.o.names.logical(batch.topic);
+    // kafkajs can be ahead of the task: records it delivered went to a task that was then lost, or
+    // were dropped while the task re-opened, and a seek can be lost in a rebalance. Offering what
+    // follows would leave a hole the task never fills (a fetch outcome that never arrives stalls
+    // its host for good), so go back to where the task is. Offsets may skip transaction markers:
+    // only a fetch past both the task and the end of the last batch it was given is a gap.
+    const first = batch.firstOffset(); // transaction markers included: null only for an empty batch
+    const from = first === null ? -1 : Number(first);
+    const next = host.task.nextOffset(topic);
+    if (from > next && from > (this.givenUpTo.get(host)?.get(topic) ?? next)) {
+      const given = this.givenMap(host);
+      // Reading again from `next` landed here once already: those records no longer exist (retention).
+      if (given.get(`gap ${topic}`) !== from) {
+        given.set(`gap ${topic}`, from);
+        this.o.log.info(`${host.id}: ${topic} was read up to ${from} but the task is at ${next}; reading again from there`);
+        this.consumer.seek({ topic: batch.topic, partition: batch.partition, offset: String(next) });
+        return;
+      }
+      this.o.log.warn(`${host.id}: ${topic} offsets ${next}–${from - 1} are gone from the broker (retention?); going on from ${from}`);
+    }
+    const records: RawRecord[] = [];
+    for (const m of batch.messages) {
+      records.push({
+        topic, partition: batch.partition, offset: Number(m.offset), timestamp: Number(m.timestamp),
+        key: m.key?.toString('utf8') ?? '', value: m.value ?? Buffer.alloc(0),
+      });
+    }
+    let i = 0;
+    while (i < records.length && isRunning() && !isStale() && this.hosts.get(batch.partition) === hostPromise) {
+      // After a rebalance kafkajs may hand over records the task already has.
+      while (i < records.length && records[i].offset < host.task.nextOffset(topic)) i++;
+      const room = host.task.capacity();
+      if (i >= records.length) break;
+      if (room > 0) {
+        host.offer(records.slice(i, i + room));
+        i += room;
+      } else {
+        await new Promise((r) => setTimeout(r, 20));
+        await heartbeat();
+      }
+    }
+    if (i >= records.length && this.hosts.get(batch.partition) === hostPromise) {
+      this.givenMap(host).set(topic, Number(batch.lastOffset()) + 1);
+    }
+  }
+
+  private givenMap(host: KafkaTaskHost): Map<string, number> {
+    let given = this.givenUpTo.get(host);
+    if (!given) this.givenUpTo.set(host, (given = new Map()));
+    return given;
+  }
+}

@@ -1,0 +1,113 @@
+// Replay on Kafka: the chosen processors in this process, as consumer groups of their own
+// (`<prefix>crawlstream.replay-<id>.<processor>`) starting at the chosen offsets of the source
+// topic, writing private topics that are deleted at the end. The live crawl's workers go on.
+import type { Logger } from '../processor.js';
+import { sharedClickHouse } from '../../clickhouse/connection.js';
+import type { ParserModule } from '../../parsing/parser-module.js';
+import { crawlTopology } from '../../crawl/topology.js';
+import { defaultCrawlConfig } from '../../crawl/config.js';
+import { connectCluster, partitionCount, readCrawlState, topologyCodecs } from '../kafka/kafka-cluster.js';
+import { KafkaNames } from '../kafka/kafka-names.js';
+import { ProcessorRunner } from '../kafka/processor-runner.js';
+import { createTopics, plannedTopics } from '../kafka/topic-admin.js';
+import { planReplay } from './replay-plan.js';
+import { ParsePool } from '../../parsing/parse-pool.js';
+import { ProgressMeter, type ReplayProgress } from './replay-progress.js';
+
+export interface KafkaReplayOptions {
+  brokers: string[];
+  prefix: string;
+  registryUrl: string;
+  clickhouseUrl?: string;
+  id: string;
+  from: string;
+  processors: string[];
+  since?: number;
+  fromOffset?: number;
+  parserModule?: ParserModule;
+  log: Logger;
+  onProgress?: (p: ReplayProgress) => void;
+  signal?: AbortSignal;
+  dataDir?: string;
+}
+
+export async function runKafkaReplay(o: KafkaReplayOptions): Promise<ReplayProgress> {
+  const cluster = await connectCluster({ brokers: o.brokers, prefix: o.prefix, clientId: `crawlstream-replay-${o.id}`, log: o.log });
+  const names = new KafkaNames(o.prefix, `crawlstream.replay-${o.id}`);
+  const plan = planReplay(crawlTopology(), { id: o.id, from: o.from, processors: o.processors });
+  const parsePool = new ParsePool(undefined, o.parserModule?.path);
+  const clickhouse = sharedClickHouse({ url: o.clickhouseUrl });
+  const runners: ProcessorRunner[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    if (plan.topology.processors.some((p) => p.name === 'sink') && !o.clickhouseUrl) throw new Error('replaying the sink needs --clickhouse-url');
+    const partitions = await partitionCount(cluster, o.from);
+    if (!partitions) throw new Error(`topic ${names.topic(o.from)} does not exist on the cluster`);
+    const wanted = plannedTopics(plan.topology, names, partitions).filter((t) => t.name !== names.topic(o.from) && !t.name.endsWith('crawl-config') && !t.name.endsWith('task-status'));
+    await createTopics(cluster.admin, wanted);
+    const codecs = await topologyCodecs(plan.topology, names, o.registryUrl);
+    const config = defaultCrawlConfig((await readCrawlState(cluster))?.options ?? {});
+
+    // Each replay group starts at the chosen place in the source topic; the end is where it stands now.
+    const source = names.topic(o.from);
+    const bounds = await cluster.admin.fetchTopicOffsets(source);
+    const byTime = o.since !== undefined ? await cluster.admin.fetchTopicOffsetsByTimestamp(source, o.since) : [];
+    const starts = new Map<number, number>();
+    const ends = new Map<number, number>();
+    for (const b of bounds) {
+      const low = Number(b.low);
+      const high = Number(b.high);
+      const t = byTime.find((x) => x.partition === b.partition);
+      const start = t ? (Number(t.offset) < 0 ? high : Number(t.offset)) : Math.min(high, Math.max(low, o.fromOffset ?? low));
+      starts.set(b.partition, start);
+      ends.set(b.partition, high);
+    }
+    for (const node of plan.topology.processors) {
+      if (!node.inputs.includes(o.from)) continue;
+      await cluster.admin.setOffsets({ groupId: names.group(node.name), topic: source, partitions: [...starts].map(([partition, offset]) => ({ partition, offset: String(offset) })) });
+    }
+    const total = [...ends].reduce((n, [p, end]) => n + end - starts.get(p)!, 0);
+    const meter = new ProgressMeter(total);
+    for (const node of plan.topology.processors) {
+      runners.push(new ProcessorRunner({
+        kafka: cluster.kafka, admin: cluster.admin, names, node, partitions, codecs, config, log: o.log,
+        dataDir: o.dataDir ?? `crawl-data/replay-${o.id}`,
+        resources: { clickhouse, sinkId: `replay-${o.id}`, emitLinks: false, parserModule: o.parserModule, parsePool },
+        sessionTimeoutMs: 10_000,
+        // Kafka scaling drains topics before it moves hosts and copies no record, so a record is
+        // replayed in the partition it lies in, whoever owns its host today.
+        owns: () => true,
+      }));
+    }
+    await Promise.all(runners.map((r) => r.start()));
+    const first = runners.find((r) => plan.topology.processors.find((p) => p.name === r.name)!.inputs.includes(o.from))!;
+    const done = () => [...ends.keys()].reduce((n, p) => n + Math.min(ends.get(p)!, first.consumedUpTo.get(`${o.from}/${p}`) ?? starts.get(p)!) - starts.get(p)!, 0);
+    if (o.onProgress) timer = setInterval(() => o.onProgress!(meter.measure(done())), 2000);
+    // Downstream replayed processors must also have read their private inputs to the end.
+    const allRead = async () => {
+      for (const r of runners) {
+        for (const topic of plan.topology.processors.find((p) => p.name === r.name)!.inputs) {
+          if (topic === o.from) continue;
+          for (const hw of await cluster.admin.fetchTopicOffsets(names.topic(topic))) {
+            if ((r.consumedUpTo.get(`${topic}/${hw.partition}`) ?? 0) < Number(hw.high)) return false;
+          }
+        }
+      }
+      return true;
+    };
+    let quiet = 0;
+    while (quiet < 3 && !o.signal?.aborted) {
+      await new Promise((r) => setTimeout(r, 500));
+      const finished = done() >= total && (await allRead()) && runners.every((r) => r.tasks().length === partitions && r.tasks().every((t) => t.settled()));
+      quiet = finished ? quiet + 1 : 0;
+    }
+    return meter.measure(done());
+  } finally {
+    if (timer) clearInterval(timer);
+    await Promise.all(runners.map((r) => r.stop()));
+    await clickhouse.close();
+    await parsePool.close();
+    if (!o.signal?.aborted) await cluster.admin.deleteTopics({ topics: plan.privateTopics.map((t) => names.topic(t)) }).catch(() => {});
+    await cluster.close();
+  }
+}

@@ -1,0 +1,109 @@
+// Growing an embedded crawl's partition count (the crawl is stopped: the data directory belongs to
+// one process). Stores need no copying: every store key starts with its host's virtual bucket, and
+// the task that owns a bucket under the new count reads it where it is. Log records do move: the
+// records of moved hosts that some consumer has not processed yet are copied to the new partition,
+// with each consumer's position there marking what it had already done; the old partition's task
+// skips them from then on because it no longer owns their keys. Everything lands in one batch.
+import { join } from 'node:path';
+import { crawlTopology } from '../../crawl/topology.js';
+import { partitionFor, virtualBucket } from '../partitioning.js';
+import { storePrefix, prefixEnd } from '../stores/level-store.js';
+import { hostsStore } from '../../processors/host-state.js';
+import type { InputPosition } from '../task/input-position.js';
+import { PartitionLog, type AppendRecord } from '../embedded/partition-log.js';
+import { encodeJson, logEndKey, metaKey, openStateDb, positionKey, readJson, readLogEnd, readPosition } from '../embedded/state-db.js';
+import type { ScaleEvent } from './scale-history.js';
+
+export interface ScaleReport {
+  from: number;
+  to: number;
+  hosts: number;
+  movedHosts: number;
+  copiedRecords: number;
+}
+
+export async function scaleEmbedded(dataDir: string, to: number): Promise<ScaleReport> {
+  const db = await openStateDb(join(dataDir, 'state'));
+  const logs: PartitionLog[] = [];
+  try {
+    const from = await readJson<number>(db, metaKey('partitions'));
+    if (from === undefined) throw new Error(`${dataDir} holds no crawl`);
+    if (to <= from) throw new Error(`the crawl has ${from} partitions; scale can only grow it (asked for ${to})`);
+    const topology = crawlTopology();
+    const ops: { type: 'put'; key: Buffer; value: Buffer }[] = [];
+    const event: ScaleEvent = { from, to, at: Date.now(), copied: {} };
+    let copiedRecords = 0;
+    for (const topic of topology.topics.values()) {
+      const groups = topology.processors.filter((p) => p.inputs.includes(topic.name)).map((p) => p.name);
+      const open = async (p: number) => {
+        const log = new PartitionLog(join(dataDir, 'log', topic.name, String(p)), topic.name, p);
+        log.open(await readLogEnd(db, topic.name, p));
+        logs.push(log);
+        return log;
+      };
+      const targets = new Map<number, { records: AppendRecord[]; done: Map<string, number[]> }>();
+      for (let p = 0; p < from; p++) {
+        const log = await open(p);
+        const positions = new Map<string, InputPosition>();
+        for (const g of groups) positions.set(g, (await readPosition(db, g, topic.name, p)) ?? { base: log.start, done: [] });
+        // Below every consumer's position the records are done for all: nothing to carry over.
+        const threshold = groups.length ? Math.min(...[...positions.values()].map((x) => x.base)) : log.end;
+        event.copied[`${topic.name}/${p}`] = [threshold, log.end];
+        for (let offset = threshold; offset < log.end; ) {
+          const batch = log.read(offset, 1024);
+          if (batch.length === 0) break;
+          for (const r of batch) {
+            const q = partitionFor(r.key, to);
+            if (q === p) continue;
+            let target = targets.get(q);
+            if (!target) targets.set(q, (target = { records: [], done: new Map(groups.map((g) => [g, []])) }));
+            const newOffset = target.records.length;
+            target.records.push({ key: r.key, value: r.value, timestamp: r.timestamp });
+            for (const g of groups) {
+              const pos = positions.get(g)!;
+              if (r.offset < pos.base || pos.done.includes(r.offset)) target.done.get(g)!.push(newOffset);
+            }
+          }
+          offset = batch[batch.length - 1].offset + 1;
+        }
+      }
+      for (let q = from; q < to; q++) {
+        const log = await open(q);
+        const target = targets.get(q);
+        if (target?.records.length) {
+          const { end } = log.append(target.records);
+          ops.push({ type: 'put', key: logEndKey(topic.name, q), value: encodeJson(end) });
+          copiedRecords += target.records.length;
+        }
+        for (const g of groups) {
+          ops.push({ type: 'put', key: positionKey(g, topic.name, q), value: encodeJson({ base: 0, done: target?.done.get(g) ?? [] }) });
+        }
+      }
+    }
+    const history = (await readJson<ScaleEvent[]>(db, metaKey('scale-events'))) ?? [];
+    ops.push({ type: 'put', key: metaKey('scale-events'), value: encodeJson([...history, event]) });
+    ops.push({ type: 'put', key: metaKey('partitions'), value: encodeJson(to) });
+    // One batch: before it lands nothing changed (the copies sit past the recorded log ends and are
+    // cut off when the logs are next opened); after it, the new count holds everywhere.
+    await db.batch(ops);
+    const { hosts, moved } = await movedHosts(db, from, to);
+    return { from, to, hosts, movedHosts: moved, copiedRecords };
+  } finally {
+    for (const log of logs) log.close();
+    await db.close();
+  }
+}
+
+/** Hosts known to the scheduler, and how many of them changed owner. */
+async function movedHosts(db: Awaited<ReturnType<typeof openStateDb>>, from: number, to: number): Promise<{ hosts: number; moved: number }> {
+  const prefix = storePrefix(hostsStore.name);
+  let hosts = 0;
+  let moved = 0;
+  for await (const key of db.keys({ gte: prefix, lt: prefixEnd(prefix) })) {
+    const host = key.subarray(prefix.length + 2).toString('utf8');
+    if (virtualBucket(host) !== key.readUInt16BE(prefix.length)) continue;
+    hosts++;
+    if (partitionFor(host, from) !== partitionFor(host, to)) moved++;
+  }
+  return { hosts, moved };
+}

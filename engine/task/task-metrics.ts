@@ -1,0 +1,33 @@
+// Counters and gauges of one task. Counters are committed with the task's state so totals survive
+// restarts; gauges describe the present and are never persisted.
+import type { Metrics } from '../processor.js';
+
+export class TaskMetrics implements Metrics {
+  readonly totals: Map<string, number>;
+  readonly gauges = new Map<string, number>();
+  private dirty = new Set<string>();
+
+  constructor(initial?: Map<string, number>) {
+    this.totals = new Map(initial);
+  }
+
+  count(name: string, by = 1): void {
+    this.totals.set(name, (this.totals.get(name) ?? 0) + by);
+    this.dirty.add(name);
+  }
+
+  gauge(name: string, value: number): void {
+    this.gauges.set(name, value);
+  }
+
+  /** Totals changed since the last call, to be written with the next commit. */
+  takeDirty(): Map<string, number> {
+    if (this.dirty.size === 0) return EMPTY;
+    const out = new Map<string, number>();
+    for (const name of this.dirty) out.set(name, this.totals.get(name)!);
+    this.dirty = new Set();
+    return out;
+  }
+}
+
+const EMPTY: Map<string, number> = new Map();
