@@ -18,7 +18,8 @@ import { SeenFilter } from '../state-stores/seen-filter.js';
 import { fingerprint64 } from '../state-stores/fingerprint.js';
 import { LevelStore, type BinaryDb } from '../engine/stores/level-store.js';
 import { bucketsOfPartition } from '../engine/partitioning.js';
-import { defineProcessor, TopologyBuilder } from '../engine/topology.js';
+import { defineProcessor, defineTopic, TopologyBuilder } from '../engine/api.js';
+import { crawlTestDriver } from '../crawl/crawl-test-driver.js';
 import { canonicalize } from '../url/canonicalize.js';
 import { trapReason } from '../url/traps.js';
 
@@ -76,13 +77,15 @@ function normalizeDirect(): object {
 
 /** A driver over a one-processor topology that forwards every record unchanged: the driver's own cost. */
 async function driverBaseline(n: number): Promise<number> {
+  const topic = <N extends string>(name: N) =>
+    defineTopic<DiscoveredUrl>()({ name, key: 'host', schema: loadSchema('discovered-url'), retention: 'until-consumed', maxRecordBytes: 1 << 20, description: name });
+  const [input, output] = [topic('in'), topic('out')];
   const pass = defineProcessor({
-    name: 'pass', description: 'forwards', stores: [], delivery: 'n/a',
+    name: 'pass', description: 'forwards', inputs: [input], outputs: [output], stores: [], delivery: 'n/a',
     create: () => ({ process: (r, ctx) => ctx.forward('out', r.key, r.value) }),
   });
-  const topic = (name: string) => ({ name, schema: 'discovered-url' as const, retention: 'until-consumed' as const, maxRecordBytes: 1 << 20, description: name });
-  const topology = new TopologyBuilder().topic(topic('in')).topic(topic('out')).processor(pass, { from: ['in'], to: ['out'] }).build();
-  const d = await TopologyTestDriver.create({ processors: ['pass'], topology });
+  const topology = new TopologyBuilder().topic(input).topic(output).processor(pass).build();
+  const d = await TopologyTestDriver.create({ topology, services: {} });
   const links = benchLinks(1000);
   const us = await microsAsync(n, async (i) => {
     await d.pipe('in', '127.20.0.1:41234', discovered(links[i % links.length]));
@@ -93,7 +96,7 @@ async function driverBaseline(n: number): Promise<number> {
 }
 
 async function normalizeDriver(n: number): Promise<number> {
-  const d = await TopologyTestDriver.create({ processors: ['normalize'] });
+  const d = await crawlTestDriver({ processors: ['normalize'] });
   const links = benchLinks(1000);
   const us = await microsAsync(n, async (i) => {
     await d.pipe('discovered-urls', '127.20.0.1:41234', discovered(links[i % links.length]));
@@ -152,7 +155,7 @@ async function dedupDirect(): Promise<object> {
 }
 
 async function dedupDriver(n: number): Promise<number> {
-  const d = await TopologyTestDriver.create({ processors: ['dedup'] });
+  const d = await crawlTestDriver({ processors: ['dedup'] });
   const work = dedupWorkload(n);
   const us = await microsAsync(n, async (i) => {
     await d.pipe('normalized', work[i].host, canonical(work[i].url, work[i].host));
@@ -174,7 +177,7 @@ function completion(req: FetchRequest, now: number, body: Buffer): FetchResult {
 
 /** Schedule through the driver: URLs admitted, robots.txt read, then release → completion until drained. */
 async function scheduleDriver(hosts: number, pagesPerHost: number): Promise<object> {
-  const d = await TopologyTestDriver.create({ processors: ['schedule'], config: { defaultDelayMs: 0 } });
+  const d = await crawlTestDriver({ processors: ['schedule'], config: { defaultDelayMs: 0 } });
   const robots = Buffer.from('User-agent: *\nAllow: /\n');
   const t = process.hrtime.bigint();
   for (let p = 0; p < pagesPerHost; p++) {
@@ -185,7 +188,7 @@ async function scheduleDriver(hosts: number, pagesPerHost: number): Promise<obje
   }
   let released = 0;
   for (;;) {
-    const out = d.readOutput<FetchRequest>('scheduled');
+    const out = d.readOutput('scheduled');
     if (out.length === 0) {
       await d.advanceTime(1);
       if (!d.hasPendingWork('schedule')) break;

@@ -1,5 +1,5 @@
 // Progress lines while a crawl runs and the one-line summary at its end.
-import type { Logger } from '../engine/processor.js';
+import type { Logger } from '../engine/api.js';
 import type { CrawlStats } from '../crawl/stats.js';
 import type { CrawlSummary } from '../crawl/embedded-crawl.js';
 

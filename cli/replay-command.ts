@@ -2,9 +2,8 @@
 //     [--parser-module FILE] [--data-dir DIR | --brokers B ... --schema-registry URL] [--clickhouse-url URL]
 import { resolve } from 'node:path';
 import { loadParserModule } from '../parsing/parser-module.js';
-import { runEmbeddedReplay } from '../engine/replay/embedded-replay.js';
 import { formatProgress, type ReplayProgress } from '../engine/replay/replay-progress.js';
-import { defaultCrawlConfig } from '../crawl/config.js';
+import { runCrawlReplay } from '../crawl/replay.js';
 import { intOption, listOption, parse, UsageError } from './options.js';
 import { DEFAULT_DATA_DIR } from './crawl-command.js';
 import { KAFKA_FLAGS } from './kafka-options.js';
@@ -45,15 +44,10 @@ export async function run(argv: string[]): Promise<number> {
   process.once('SIGINT', () => abort.abort());
   const onProgress = (p: ReplayProgress) => process.stderr.write(formatProgress(p) + '\n');
   const common = { id, from, processors: processors.length ? processors : ['parse', 'sink'], since, fromOffset, parserModule, log, onProgress, signal: abort.signal };
-  let result: ReplayProgress;
-  if (values.brokers) {
-    const { runKafkaReplay } = await import('../engine/replay/kafka-replay.js');
-    result = await runKafkaReplay({ ...common, brokers: listOption(values, 'brokers'), prefix: (values['topic-prefix'] as string | undefined) ?? '',
-      registryUrl: values['schema-registry'] as string, clickhouseUrl: values['clickhouse-url'] as string | undefined });
-  } else {
-    result = await runEmbeddedReplay({ ...common, dataDir: resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR),
-      config: defaultCrawlConfig(), clickhouseUrl: values['clickhouse-url'] as string | undefined });
-  }
+  const clickhouseUrl = values['clickhouse-url'] as string | undefined;
+  const result = values.brokers
+    ? await runCrawlReplay({ ...common, clickhouseUrl, kafka: { brokers: listOption(values, 'brokers'), prefix: (values['topic-prefix'] as string | undefined) ?? '', registryUrl: values['schema-registry'] as string } })
+    : await runCrawlReplay({ ...common, clickhouseUrl, dataDir: resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR) });
   process.stdout.write(`replay ${id}: ${result.done} records of ${from} through ${common.processors.join(', ')} in ${(result.done / Math.max(result.perSecond, 1e-9)).toFixed(1)} s (${result.perSecond.toFixed(1)} records/s)${parserModule ? `, parser ${parserModule.version}` : ''}\n`);
   return abort.signal.aborted ? 130 : 0;
 }

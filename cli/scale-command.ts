@@ -1,6 +1,8 @@
 // crawlstream scale --partitions N [--data-dir DIR | --brokers B [--topic-prefix P] --schema-registry URL]
 import { resolve } from 'node:path';
 import { scaleEmbedded } from '../engine/scale/embedded-scale.js';
+import { crawlTopology } from '../crawl/topology.js';
+import { hostsStore } from '../processors/host-state.js';
 import { intOption, listOption, parse, UsageError } from './options.js';
 import { DEFAULT_DATA_DIR } from './crawl-command.js';
 import { KAFKA_FLAGS } from './kafka-options.js';
@@ -14,12 +16,12 @@ export async function run(argv: string[]): Promise<number> {
   if (values.brokers) {
     const { scaleKafka } = await import('../engine/scale/kafka-scale.js');
     report = await scaleKafka({ brokers: listOption(values, 'brokers'), prefix: (values['topic-prefix'] as string | undefined) ?? '', partitions: to,
-      log: stderrLogger(), timeoutMs: (intOption(values, 'timeout', 1) ?? 600) * 1000 });
+      topology: crawlTopology(), keysOf: hostsStore, log: stderrLogger(), timeoutMs: (intOption(values, 'timeout', 1) ?? 600) * 1000 });
   } else {
-    report = await scaleEmbedded(resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR), to);
+    report = await scaleEmbedded(resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR), to, crawlTopology(), hostsStore);
   }
-  const share = report.hosts ? report.movedHosts / report.hosts : 0;
+  const share = report.keys ? report.movedKeys / report.keys : 0;
   const ideal = (report.to - report.from) / report.to;
-  process.stdout.write(`scaled from ${report.from} to ${report.to} partitions: ${report.movedHosts} of ${report.hosts} hosts moved (${(share * 100).toFixed(1)} %, ideal ${(ideal * 100).toFixed(1)} %), ${report.copiedRecords} pending records carried over\n`);
+  process.stdout.write(`scaled from ${report.from} to ${report.to} partitions: ${report.movedKeys} of ${report.keys} hosts moved (${(share * 100).toFixed(1)} %, ideal ${(ideal * 100).toFixed(1)} %), ${report.copiedRecords} pending records carried over\n`);
   return 0;
 }

@@ -1,7 +1,8 @@
 // crawlstream seed --brokers B --schema-registry URL [crawl-level options] URL...
 // Writes the crawl-level options every worker applies, then the seed URLs into discovered-urls.
 import { crawlTopology } from '../crawl/topology.js';
-import { connectCluster, readCrawlState, topologyCodecs, writeCrawlState, partitionCount } from '../engine/kafka/kafka-cluster.js';
+import { connectCluster, readClusterState, topologyCodecs, writeClusterState, partitionCount } from '../engine/kafka/kafka-cluster.js';
+import { crawlLevelOptions, type CrawlConfig } from '../crawl/config.js';
 import { partitionFor } from '../engine/partitioning.js';
 import { hostKey } from '../url/canonicalize.js';
 import type { DiscoveredUrl } from '../schemas/records.js';
@@ -18,10 +19,10 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const topology = crawlTopology();
     const codecs = await topologyCodecs(topology, cluster.names, required(values, 'schema-registry'));
-    const state = await readCrawlState(cluster);
+    const state = await readClusterState<Partial<CrawlConfig>>(cluster);
     const config = crawlConfigFrom(values, state?.options ?? {});
     const partitions = await partitionCount(cluster, 'discovered-urls');
-    await writeCrawlState(cluster, { options: config, control: state?.control ?? { paused: false, generation: 0, partitions } });
+    await writeClusterState(cluster, { options: crawlLevelOptions(config), control: state?.control ?? { paused: false, generation: 0, partitions } });
     const producer = cluster.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     try {

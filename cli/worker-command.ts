@@ -1,6 +1,6 @@
 // crawlstream worker --brokers B --schema-registry URL --clickhouse-url URL [--processors a,b] [--allow-network CIDR]...
 import { resolve } from 'node:path';
-import { KafkaWorker } from '../engine/kafka/kafka-worker.js';
+import { KafkaWorker } from '../crawl/kafka-worker.js';
 import { NetworkPolicy } from '../fetching/network-policy.js';
 import { intOption, listOption, parse, UsageError } from './options.js';
 import { brokersOf, KAFKA_FLAGS, required } from './kafka-options.js';

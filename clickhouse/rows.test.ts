@@ -52,15 +52,14 @@ test('should add a robots row to the fetch row of a robots.txt fetch, even for a
   assert.equal(gz[1].row.crawl_delay_ms, 3000);
 });
 
-test('should turn each input topic into rows of its table and refuse unknown topics', () => {
-  assert.deepEqual(rowsForRecord('fetched', fetchResult(), robotsSummary, 'x').map((r) => r.table), ['fetches']);
-  assert.deepEqual(rowsForRecord('parsed', parsedPage(), robotsSummary, 'x').map((r) => r.table), ['parsed_pages']);
-  assert.deepEqual(rowsForRecord('duplicates', duplicate(), robotsSummary, 'x').map((r) => r.table), ['duplicates']);
-  assert.throws(() => rowsForRecord('scheduled', {}, robotsSummary, 'x'), /does not know topic scheduled/);
+test('should turn each input topic into rows of its table', () => {
+  assert.deepEqual(rowsForRecord({ topic: 'fetched', value: fetchResult() }, robotsSummary, 'x').map((r) => r.table), ['fetches']);
+  assert.deepEqual(rowsForRecord({ topic: 'parsed', value: parsedPage() }, robotsSummary, 'x').map((r) => r.table), ['parsed_pages']);
+  assert.deepEqual(rowsForRecord({ topic: 'duplicates', value: duplicate() }, robotsSummary, 'x').map((r) => r.table), ['duplicates']);
 });
 
 test('should estimate a row size that grows with its text', () => {
-  const small = rowsForRecord('parsed', parsedPage({ title: 'x' }), robotsSummary, 'x')[0].bytes;
-  const large = rowsForRecord('parsed', parsedPage({ title: 'x'.repeat(10_000) }), robotsSummary, 'x')[0].bytes;
+  const small = rowsForRecord({ topic: 'parsed', value: parsedPage({ title: 'x' }) }, robotsSummary, 'x')[0].bytes;
+  const large = rowsForRecord({ topic: 'parsed', value: parsedPage({ title: 'x'.repeat(10_000) }) }, robotsSummary, 'x')[0].bytes;
   assert.ok(large - small >= 9_999);
 });

@@ -23,16 +23,20 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 /** robots.txt parsers must read at least 500 KiB (RFC 9309 §2.5); more is never needed. */
 const MAX_ROBOTS_BODY = 512 * 1024;
 
-export function rowsForRecord(topic: string, value: unknown, robots: RobotsAnalyzer, productToken: string): TableRow[] {
-  switch (topic) {
+/** A record the sink reads, by the topic it came from. */
+export type SinkInput =
+  | { topic: 'fetched'; value: FetchResult }
+  | { topic: 'parsed'; value: ParsedPage }
+  | { topic: 'duplicates'; value: Duplicate };
+
+export function rowsForRecord(record: SinkInput, robots: RobotsAnalyzer, productToken: string): TableRow[] {
+  switch (record.topic) {
     case 'fetched':
-      return fetchRows(value as FetchResult, robots, productToken);
+      return fetchRows(record.value, robots, productToken);
     case 'parsed':
-      return [sized('parsed_pages', parsedRow(value as ParsedPage))];
+      return [sized('parsed_pages', parsedRow(record.value))];
     case 'duplicates':
-      return [sized('duplicates', duplicateRow(value as Duplicate))];
-    default:
-      throw new Error(`the ClickHouse sink does not know topic ${topic}`);
+      return [sized('duplicates', duplicateRow(record.value))];
   }
 }
 

@@ -9,13 +9,14 @@ import { appliedMigrations, migrate, SCHEMA_VERSION } from './schema.js';
 import type { TestEngine } from './test-engines.js';
 import { testWriter, writeRecord } from './test-harness.js';
 import { duplicate, fetchResult, parsedPage, type SourcedRecord } from './test-fixtures.js';
+import type { SinkInput } from './rows.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 
 /** Sinks values through the real writer, offsets numbered per topic in the given order. */
-async function sink(ch: ClickHouse, values: Pick<SourcedRecord, 'topic' | 'value'>[], sinkId = 'live'): Promise<void> {
+async function sink(ch: ClickHouse, values: SinkInput[], sinkId = 'live'): Promise<void> {
   const next: Record<string, number> = {};
-  const records = values.map((v) => ({ ...v, partition: 0, offset: (next[v.topic] = (next[v.topic] ?? -1) + 1) }));
+  const records: SourcedRecord[] = values.map((v) => ({ ...v, partition: 0, offset: (next[v.topic] = (next[v.topic] ?? -1) + 1) }));
   const writer = testWriter(ch, { sinkId });
   await Promise.all(records.map(writeRecord(writer)));
 }

@@ -136,7 +136,7 @@ export function sinkSuite(engine: TestEngine): void {
       const spy: ClickHouse = { ...ch, insert: async (table, rows) => (sizes.push(rows.length), ch.insert(table, rows)) };
       const writer = testWriter(spy, { maxRows: 100, maxDelayMs: 150 });
       const started = Date.now();
-      await writer.write({ topic: 'fetched', partition: 0, offset: 0 }, rowsForRecord('fetched', fetchResult(), robotsSummary, 'x'));
+      await writer.write({ topic: 'fetched', partition: 0, offset: 0 }, rowsForRecord({ topic: 'fetched', value: fetchResult() }, robotsSummary, 'x'));
       const waited = Date.now() - started;
       assert.ok(waited >= 140 && waited < 2000, `flushed after ${waited} ms`);
       const records = recordStream(1000).filter((r) => r.topic === 'parsed').map((r, i) => ({ ...r, offset: i }));

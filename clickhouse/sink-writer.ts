@@ -9,7 +9,7 @@
 // and again before retrying an insert that failed (it may have been applied all the same: the
 // server can die after committing and before answering).
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../engine/processor.js';
+import type { Logger } from '../engine/api.js';
 import type { ClickHouse } from './connection.js';
 import { sqlString } from './connection.js';
 import type { TableRow } from './rows.js';

@@ -43,7 +43,7 @@ async function measure(options: ClickHouseOptions, partitions: ReturnType<typeof
     // Rows are built inside the timed part: turning records into rows is part of the sink's cost.
     const started = performance.now();
     await Promise.all(partitions.map((records, p) =>
-      feed(records, (r) => writers[p].write(r, rowsForRecord(r.topic, r.value, robotsSummary, 'crawlstream')), { maxInFlight: 20_000 })));
+      feed(records, (r) => writers[p].write(r, rowsForRecord(r, robotsSummary, 'crawlstream')), { maxInFlight: 20_000 })));
     const seconds = (performance.now() - started) / 1000;
     return Math.round(writers.reduce((n, w) => n + w.stats.rowsInserted, 0) / seconds);
   } finally {

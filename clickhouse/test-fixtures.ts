@@ -1,13 +1,9 @@
+import type { SinkInput } from './rows.js';
 // Synthetic crawl records for the ClickHouse tests and the report fixture (hosts under .test only).
 import { createHash } from 'node:crypto';
 import type { Duplicate, FetchResult, ParsedPage } from '../schemas/records.js';
 
-export interface SourcedRecord {
-  topic: 'fetched' | 'parsed' | 'duplicates';
-  partition: number;
-  offset: number;
-  value: FetchResult | ParsedPage | Duplicate;
-}
+export type SourcedRecord = SinkInput & { partition: number; offset: number };
 
 export function fetchResult(overrides: Partial<FetchResult> = {}): FetchResult {
   const url = overrides.url ?? 'http://a.test/';
@@ -46,24 +42,23 @@ export function recordStream(count: number, partition = 0, seed = 1): SourcedRec
   const rnd = prng(seed);
   const next = { fetched: 0, parsed: 0, duplicates: 0 };
   const out: SourcedRecord[] = [];
-  const push = (topic: SourcedRecord['topic'], value: SourcedRecord['value']) =>
-    out.push({ topic, partition, offset: next[topic]++, value });
+  const push = (r: SinkInput) => out.push({ ...r, partition, offset: next[r.topic]++ });
   for (let i = 0; out.length < count; i++) {
     const host = `h${i % 17}.test`;
     const url = `http://${host}/p/${i}`;
     const fetchId = `${host}#${i}`;
     const t = Date.UTC(2026, 0, 1) + i * 37;
     if (i < 17) {
-      push('fetched', fetchResult({ fetch_id: `${host}#r`, url: `http://${host}/robots.txt`, kind: 'robots', started_at: t, body: Buffer.from(`User-agent: *\nCrawl-delay: ${1 + (i % 3)}\nDisallow: /private\n`) }));
+      push({ topic: 'fetched', value: fetchResult({ fetch_id: `${host}#r`, url: `http://${host}/robots.txt`, kind: 'robots', started_at: t, body: Buffer.from(`User-agent: *\nCrawl-delay: ${1 + (i % 3)}\nDisallow: /private\n`) }) });
       continue;
     }
     const status = rnd() < 0.9 ? 200 : 503;
-    push('fetched', fetchResult({ fetch_id: fetchId, url, status, started_at: t, error: status === 200 ? '' : 'http: 503' }));
+    push({ topic: 'fetched', value: fetchResult({ fetch_id: fetchId, url, status, started_at: t, error: status === 200 ? '' : 'http: 503' }) });
     if (status === 200 && out.length < count) {
-      push('parsed', parsedPage({ fetch_id: fetchId, url, fetched_at: t, title: `Page ${i} — “quoted” \\ 'x'`, links: [{ url: `http://h${(i + 1) % 17}.test/p/${i + 1}`, anchor: 'next', nofollow: false }] }));
+      push({ topic: 'parsed', value: parsedPage({ fetch_id: fetchId, url, fetched_at: t, title: `Page ${i} — “quoted” \\ 'x'`, links: [{ url: `http://h${(i + 1) % 17}.test/p/${i + 1}`, anchor: 'next', nofollow: false }] }) });
     }
     if (i % 10 === 0 && out.length < count) {
-      push('duplicates', duplicate({ url, host, fetch_id: fetchId, duplicate_of: `http://h0.test/p/17`, detected_at: t + 1 }));
+      push({ topic: 'duplicates', value: duplicate({ url, host, fetch_id: fetchId, duplicate_of: `http://h0.test/p/17`, detected_at: t + 1 }) });
     }
   }
   return out.slice(0, count);
@@ -75,7 +70,7 @@ export function expectedRowKeys(records: SourcedRecord[]): string[] {
   for (const r of records) {
     if (r.topic === 'fetched') {
       keys.push(`fetches@${r.topic}/${r.offset}`);
-      if ((r.value as FetchResult).kind === 'robots') keys.push(`robots@${r.topic}/${r.offset}`);
+      if (r.value.kind === 'robots') keys.push(`robots@${r.topic}/${r.offset}`);
     } else if (r.topic === 'parsed') keys.push(`parsed_pages@${r.topic}/${r.offset}`);
     else keys.push(`duplicates@${r.topic}/${r.offset}`);
   }

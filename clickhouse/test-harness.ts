@@ -1,7 +1,7 @@
 // Drives a sink the way the runtime drives a concurrent processor: records handed over in offset
 // order without waiting, at most `maxInFlight` pending, and input positions committed periodically
 // at the oldest record still pending. A "crash" stops feeding and keeps only the last commit.
-import type { Logger } from '../engine/processor.js';
+import type { Logger } from '../engine/api.js';
 import type { ClickHouse } from './connection.js';
 import { robotsSummary } from './robots-digest.js';
 import { rowsForRecord } from './rows.js';
@@ -171,5 +171,5 @@ export function testWriter(connect: ClickHouse | (() => Promise<ClickHouse>), op
 }
 
 export function writeRecord(writer: SinkWriter): (r: SourcedRecord) => Promise<void> {
-  return (r) => writer.write(r, rowsForRecord(r.topic, r.value, robotsSummary, 'crawlstream'));
+  return (r) => writer.write(r, rowsForRecord(r, robotsSummary, 'crawlstream'));
 }

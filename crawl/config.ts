@@ -67,6 +67,11 @@ export function defaultCrawlConfig(overrides: Partial<CrawlConfig> = {}): CrawlC
   };
 }
 
+/** The options that every worker of one crawl must agree on, which `seed` hands to them. */
+export function crawlLevelOptions(config: CrawlConfig): Partial<CrawlConfig> {
+  return Object.fromEntries(CRAWL_LEVEL_OPTIONS.map((k) => [k, config[k]]));
+}
+
 /** The options that every worker of one crawl must agree on. */
 export const CRAWL_LEVEL_OPTIONS = [
   'userAgent', 'productToken', 'maxDepth', 'maxPages', 'maxPagesPerHost', 'defaultDelayMs', 'fetchTimeoutMs',

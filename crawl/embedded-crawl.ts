@@ -2,12 +2,12 @@
 // run until the frontier is drained or the page budget is spent, stop cleanly. Used by the
 // `crawl` command, the demo, the end-to-end tests and the benchmarks.
 import { mkdirSync } from 'node:fs';
-import type { Logger } from '../engine/processor.js';
+import type { Logger } from '../engine/api.js';
 import { CrawlBudget } from '../processors/crawl-budget.js';
 import type { DiscoveredUrl } from '../schemas/records.js';
 import type { CrawlConfig } from './config.js';
 import { crawlTopology } from './topology.js';
-import { createFetcher } from './services.js';
+import { createFetcher, type CrawlServices } from './services.js';
 import { ParsePool } from '../parsing/parse-pool.js';
 import { sharedClickHouse } from '../clickhouse/connection.js';
 import { hostKey } from '../url/canonicalize.js';
@@ -40,16 +40,18 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
   const fetcher = createFetcher(options.config);
   const budget = new CrawlBudget(options.config.maxPages);
   const parsePool = new ParsePool();
-  let runtime: EmbeddedRuntime | undefined;
+  let runtime: EmbeddedRuntime<CrawlServices> | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
+    const services: CrawlServices = {
+      config: options.config, fetcher, clickhouse, sinkName: 'live', parsePool, budget, control: { paused: false },
+    };
     runtime = await EmbeddedRuntime.open({
       dataDir: options.dataDir,
       topology: crawlTopology(),
-      config: options.config,
+      services,
       partitions: options.partitions,
       log: options.log,
-      resources: { httpFetcher: fetcher, crawlBudget: budget, clickhouse, sinkId: 'live', parsePool },
     });
     // Fail early and clearly when ClickHouse cannot be opened, before any page is fetched.
     await clickhouse();

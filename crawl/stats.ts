@@ -1,5 +1,6 @@
 // What a crawl operator watches: pages fetched, rate, frontier, hosts waiting on politeness, errors.
 import type { StreamTask } from '../engine/task/stream-task.js';
+import type { CrawlServices } from './services.js';
 
 export interface CrawlStats {
   pages: number;
@@ -16,7 +17,7 @@ export interface CrawlStats {
   counters: Record<string, number>;
 }
 
-export function crawlStats(runtime: { tasks: readonly StreamTask[] }): CrawlStats {
+export function crawlStats(runtime: { tasks: readonly StreamTask<CrawlServices>[] }): CrawlStats {
   const counters: Record<string, number> = {};
   let frontier = 0;
   let inFlight = 0;

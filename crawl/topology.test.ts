@@ -1,10 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { crawlTopology } from './topology.js';
-import { TopologyBuilder, defineProcessor, selectProcessors } from '../engine/topology.js';
-import { loadSchema } from '../schemas/schema-files.js';
-import { defineStore } from '../engine/stores/key-value-store.js';
-import { jsonValues, stringKey } from '../engine/stores/codecs.js';
+import { selectProcessors, describeTopology } from '../engine/topology.js';
 
 /** Topics nobody in the topology reads: they are for operators and external consumers. */
 const SINKS = new Set(['dead-letters']);
@@ -48,27 +45,22 @@ describe('crawl topology', () => {
   it('should give each store exactly one owner, and no store to a concurrent processor', () => {
     const owners = new Map<string, string[]>();
     for (const p of topology.processors) {
-      for (const s of p.stores) owners.set(s.name, [...(owners.get(s.name) ?? []), p.name]);
-      if (p.concurrency) assert.deepEqual(p.stores, [], `${p.name} runs records concurrently and must not own a store`);
+      for (const s of p.definition.stores) owners.set(s.name, [...(owners.get(s.name) ?? []), p.name]);
+      if (p.definition.concurrency) assert.deepEqual(p.definition.stores, [], `${p.name} runs records concurrently and must not own a store`);
     }
     for (const [store, procs] of owners) assert.equal(procs.length, 1, `store ${store} owned by ${procs.join(', ')}`);
     assert.deepEqual(owners.get('seen-set'), ['dedup']);
     assert.deepEqual(owners.get('simhash-bands'), ['near-dup']);
   });
 
-  it('should refuse a topology in which two processors share a store', () => {
-    const shared = defineStore({ name: 'shared', description: '', keys: stringKey, values: jsonValues<number>() });
-    const proc = (name: string) => defineProcessor({ name, description: '', delivery: '', stores: [shared], create: () => ({ process() {} }) });
-    const builder = new TopologyBuilder()
-      .topic({ name: 't', schema: 'discovered-url', retention: 'until-consumed', maxRecordBytes: 1024, description: '' })
-      .processor(proc('one'), { from: ['t'], to: [] })
-      .processor(proc('two'), { from: ['t'], to: [] });
-    assert.throws(() => builder.build(), /store shared is attached to both one and two/);
-    assert.throws(() => new TopologyBuilder().processor(proc('x'), { from: ['nowhere'], to: [] }), /undeclared topic nowhere/);
-  });
-
-  it('should have a loadable Avro schema for every topic', () => {
-    for (const t of topology.topics.values()) assert.equal(typeof loadSchema(t.schema), 'object', t.name);
+  it('should describe every topic and processor from their declarations', () => {
+    const text = describeTopology(topology);
+    for (const t of topology.topics.values()) assert.ok(text.includes(`  ${t.name}`) && text.includes(t.description), t.name);
+    for (const p of topology.processors) {
+      assert.ok(text.includes(`  ${p.name}: ${p.inputs.join(', ')} → ${p.outputs.join(', ')}`), p.name);
+      assert.ok(text.includes(`delivery: ${p.definition.delivery}`), `${p.name} delivery`);
+      for (const s of p.definition.stores) assert.ok(text.includes(`store ${s.name}: ${s.description}`), s.name);
+    }
   });
 
   it('should select all processors, a subset in topology order, and reject unknown names', () => {

@@ -1,105 +1,116 @@
-// Topology declaration: topics, processors and the stores they own. The crawler's topology is
-// wired in topology/crawl-topology.ts; runtimes (embedded, Kafka, test driver) only read it.
-import type { Processor } from './processor.js';
-import type { StoreSpec } from './stores/key-value-store.js';
-import type { SchemaName } from '../schemas/schema-files.js';
-import type { CrawlConfig } from '../crawl/config.js';
+// A topology: declared topics and the processors wired to them, checked when it is built. Runtimes
+// (embedded, Kafka, test driver) only read it. The dead-letter topic is part of every topology.
+import type { AnyProcessorDefinition, AnyTopic, TopicSpec } from './api.js';
+import { DEAD_LETTERS, deadLettersTopic } from './dead-letters.js';
 
-export interface TopicSpec {
-  name: string;
-  schema: SchemaName;
-  description: string;
-  /** 'until-consumed': segments go once every consumer is past them. Otherwise kept for replay. */
-  retention: 'until-consumed' | { ms: number };
-  /** Internal repartition topics are not meant for users to consume. */
-  internal?: boolean;
-  /** Largest encoded record; sets max.message.bytes on Kafka. */
-  maxRecordBytes: number;
+/** A processor as placed in a topology: its definition and the physical topics it reads and writes. */
+export interface ProcessorNode<S = any> {
+  readonly name: string;
+  readonly definition: AnyProcessorDefinition<S>;
+  /** Physical topics read, written (dead letters included). */
+  readonly inputs: readonly string[];
+  readonly outputs: readonly string[];
+  /** Declared topic name → physical topic (a replay runs processors over private topics). */
+  readonly physical: ReadonlyMap<string, string>;
+  /** Declared outputs whose records are dropped and counted, not written (a replay's feedback). */
+  readonly discarded: ReadonlySet<string>;
 }
 
-/** What a processor is given when a runtime creates one instance per task. */
-export interface ProcessorEnvironment {
-  config: CrawlConfig;
-  /** Shared, process-wide resources a processor may need (an HTTP agent, a ClickHouse client). */
-  resources: ProcessorResources;
+export interface Topology<S = any, Topics = Record<string, unknown>> {
+  readonly topics: ReadonlyMap<string, AnyTopic>;
+  readonly processors: readonly ProcessorNode<S>[];
+  /** Never set: carries the topic → value map for typed test drivers. */
+  readonly __topics?: Topics;
 }
 
-export interface ProcessorResources {
-  [name: string]: unknown;
+export interface Placement {
+  /** Declared name → physical name, for topics that run under another name. */
+  rename?: Readonly<Record<string, string>>;
+  /** Declared outputs to drop (counted as `discarded.<topic>`). */
+  discard?: readonly string[];
 }
 
-export interface ProcessorDefinition {
-  name: string;
-  description: string;
-  stores: StoreSpec<any, any>[];
-  /**
-   * Sequential processors handle one record at a time. Concurrent ones may have up to
-   * `maxInFlight` records pending; with `perKeyOrder`, records of one key run one after another.
-   * Positions are committed only below the oldest record still in progress (DESIGN §3.4).
-   */
-  concurrency?: { maxInFlight: number; perKeyOrder: boolean };
-  punctuateEveryMs?: number;
-  /** What can happen to a record on a crash, in plain words; shown in docs and `status`. */
-  delivery: string;
-  create(env: ProcessorEnvironment): Processor<any>;
-}
+// `S` is what the runtime will be given; each processor's `create` must accept it, so a topology
+// only builds when its services satisfy every processor.
+export class TopologyBuilder<S = object, Topics = { [DEAD_LETTERS]: typeof deadLettersTopic extends TopicSpec<string, infer V> ? V : never }> {
+  private readonly topics = new Map<string, AnyTopic>([[DEAD_LETTERS, deadLettersTopic]]);
+  private readonly nodes: ProcessorNode<S>[] = [];
 
-export interface ProcessorNode extends ProcessorDefinition {
-  inputs: string[];
-  outputs: string[];
-  /**
-   * Topic names as the processor's code knows them → the topics the node really reads and
-   * writes. Empty for the crawl; a replay runs processors over private topics this way.
-   */
-  topicNames?: Record<string, string>;
-}
-
-export interface Topology {
-  topics: ReadonlyMap<string, TopicSpec>;
-  processors: readonly ProcessorNode[];
-}
-
-export function defineProcessor(def: ProcessorDefinition): ProcessorDefinition {
-  return def;
-}
-
-export class TopologyBuilder {
-  private readonly topics = new Map<string, TopicSpec>();
-  private readonly processors: ProcessorNode[] = [];
-
-  topic(spec: TopicSpec): this {
+  topic<N extends string, V>(spec: TopicSpec<N, V>): TopologyBuilder<S, Topics & { [K in N]: V }> {
     if (this.topics.has(spec.name)) throw new Error(`topic ${spec.name} declared twice`);
     this.topics.set(spec.name, spec);
-    return this;
+    return this as never;
   }
 
-  processor(def: ProcessorDefinition, wiring: { from: string[]; to: string[] }): this {
-    for (const t of [...wiring.from, ...wiring.to]) {
-      if (!this.topics.has(t)) throw new Error(`processor ${def.name} names undeclared topic ${t}`);
+  processor(def: AnyProcessorDefinition<S>, placement: Placement = {}): this {
+    if (this.nodes.some((p) => p.name === def.name)) throw new Error(`processor ${def.name} declared twice`);
+    if (def.inputs.length === 0) throw new Error(`processor ${def.name} reads no topic`);
+    if (def.concurrency && def.stores.length) {
+      // Concurrent records would interleave their store writes; a commit could then hold state
+      // that belongs to a record still in progress.
+      throw new Error(`processor ${def.name} runs records concurrently and cannot own stores`);
     }
-    if (this.processors.some((p) => p.name === def.name)) throw new Error(`processor ${def.name} declared twice`);
-    this.processors.push({ ...def, inputs: wiring.from, outputs: wiring.to });
+    const physical = new Map<string, string>();
+    for (const t of [...def.inputs, ...def.outputs, deadLettersTopic]) {
+      const name = placement.rename?.[t.name] ?? t.name;
+      const declared = this.topics.get(name);
+      if (!declared) throw new Error(`processor ${def.name} names undeclared topic ${name}`);
+      if (JSON.stringify(declared.schema) !== JSON.stringify(t.schema)) {
+        throw new Error(`processor ${def.name} expects ${t.name} with another schema than the topology declares`);
+      }
+      physical.set(t.name, name);
+    }
+    const discarded = new Set(placement.discard ?? []);
+    for (const d of discarded) {
+      if (!def.outputs.some((o) => o.name === d)) throw new Error(`processor ${def.name} has no output ${d} to discard`);
+    }
+    const outputs = [...def.outputs.filter((o) => !discarded.has(o.name)), deadLettersTopic].map((t) => physical.get(t.name)!);
+    this.nodes.push({ name: def.name, definition: def, inputs: def.inputs.map((t) => physical.get(t.name)!), outputs, physical, discarded });
     return this;
   }
 
-  build(): Topology {
-    const storeOwners = new Map<string, string>();
-    for (const p of this.processors) {
-      for (const s of p.stores) {
-        const owner = storeOwners.get(s.name);
+  build(): Topology<S, Topics> {
+    const owners = new Map<string, string>();
+    for (const p of this.nodes) {
+      for (const s of p.definition.stores) {
+        const owner = owners.get(s.name);
         if (owner) throw new Error(`store ${s.name} is attached to both ${owner} and ${p.name}`);
-        storeOwners.set(s.name, p.name);
+        owners.set(s.name, p.name);
       }
     }
-    return { topics: new Map(this.topics), processors: [...this.processors] };
+    return { topics: new Map(this.topics), processors: [...this.nodes] };
   }
 }
 
-/** The processors a worker runs: all, or a chosen subset (`--processors a,b`). */
-export function selectProcessors(topology: Topology, names?: string[]): ProcessorNode[] {
+/** The processors a worker runs: all, or a chosen subset (`--processors a,b`), in topology order. */
+export function selectProcessors<S>(topology: Topology<S, any>, names?: readonly string[]): ProcessorNode<S>[] {
   if (!names || names.length === 0) return [...topology.processors];
   const known = new Set(topology.processors.map((p) => p.name));
   const unknown = names.filter((n) => !known.has(n));
   if (unknown.length) throw new Error(`unknown processor(s) ${unknown.join(', ')}; known: ${[...known].join(', ')}`);
   return topology.processors.filter((p) => names.includes(p.name));
+}
+
+/** The topology in words, from its declarations, as Kafka Streams' Topology.describe(). */
+export function describeTopology(topology: Topology<any, any>): string {
+  const lines = ['Topics:'];
+  const retention = (t: AnyTopic) => (t.retention === 'until-consumed' ? 'until consumed' : `kept ${Math.round(t.retention.ms / 3_600_000)} h`);
+  const schemaName = (t: AnyTopic) => (typeof t.schema === 'object' && t.schema && 'name' in t.schema ? String(t.schema.name) : 'schema');
+  for (const t of topology.topics.values()) {
+    lines.push(`  ${t.name}${t.internal ? ' (internal)' : ''}`);
+    lines.push(`    value ${schemaName(t)} (Avro), key: ${t.key}, ${retention(t)}, records up to ${Math.round(t.maxRecordBytes / 1024)} KiB`);
+    lines.push(`    ${t.description}`);
+  }
+  lines.push('', 'Processors:');
+  for (const p of topology.processors) {
+    const d = p.definition;
+    const mode = d.concurrency ? `concurrent (${d.concurrency.maxInFlight} in flight${d.concurrency.perKeyOrder ? ', in order per key' : ''})` : 'sequential';
+    lines.push(`  ${p.name}: ${p.inputs.join(', ')} → ${p.outputs.join(', ')}`);
+    lines.push(`    ${d.description}`);
+    lines.push(`    ${mode}${d.punctuateEveryMs ? `, timers every ${d.punctuateEveryMs} ms` : ''}`);
+    for (const s of d.stores) lines.push(`    store ${s.name}: ${s.description}`);
+    if (p.discarded.size) lines.push(`    discards ${[...p.discarded].join(', ')}`);
+    lines.push(`    delivery: ${d.delivery}`);
+  }
+  return lines.join('\n');
 }

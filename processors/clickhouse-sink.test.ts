@@ -5,7 +5,7 @@ import { testChdbDir } from '../clickhouse/test-engines.js';
 import { collectingLog } from '../clickhouse/test-harness.js';
 import { fetchResult, parsedPage } from '../clickhouse/test-fixtures.js';
 import { defaultCrawlConfig } from '../crawl/config.js';
-import type { InputRecord, ProcessorContext } from '../engine/processor.js';
+import type { InputRecord, ProcessorContext } from '../engine/api.js';
 import { clickhouseSink } from './clickhouse-sink.js';
 
 const opened: ClickHouse[] = [];
@@ -13,10 +13,10 @@ after(async () => {
   for (const ch of opened) await ch.close();
 });
 
-function context(log = collectingLog()): ProcessorContext & { counters: Map<string, number> } {
+function context(log = collectingLog(), logId = 'log-1'): ProcessorContext<object> & { counters: Map<string, number> } {
   const counters = new Map<string, number>();
   return {
-    processorName: 'sink', partition: 3, config: defaultCrawlConfig(), log, counters,
+    processorName: 'sink', partition: 3, logId, log, counters,
     metrics: { count: (name, by = 1) => counters.set(name, (counters.get(name) ?? 0) + by), gauge: () => {} },
     now: () => Date.now(),
     forward: () => assert.fail('the sink forwards nothing'),
@@ -24,8 +24,10 @@ function context(log = collectingLog()): ProcessorContext & { counters: Map<stri
   };
 }
 
-const record = <V>(topic: string, offset: number, value: V): InputRecord<V> =>
+const record = <N extends string, V>(topic: N, offset: number, value: V): InputRecord<N, V> =>
   ({ topic, partition: 3, offset, timestamp: 0, key: 'a.test', value });
+
+const services = (ch: () => Promise<ClickHouse>, sinkName = 'live') => ({ config: defaultCrawlConfig(), clickhouse: ch, sinkName });
 
 test('should declare a concurrent, store-less processor named sink', () => {
   assert.equal(clickhouseSink.name, 'sink');
@@ -34,14 +36,10 @@ test('should declare a concurrent, store-less processor named sink', () => {
   assert.match(clickhouseSink.delivery, /exactly once/i);
 });
 
-test('should refuse to start without a ClickHouse resource', () => {
-  assert.throws(() => clickhouseSink.create({ config: defaultCrawlConfig(), resources: {} }), /resources\.clickhouse/);
-});
-
 test('should resolve each record only once its rows are in ClickHouse, under the configured sink id', async () => {
   const ch = await openClickHouse({ dataDir: testChdbDir(), database: `sink_proc_${process.pid}` });
   opened.push(ch);
-  const sink = clickhouseSink.create({ config: defaultCrawlConfig(), resources: { clickhouse: async () => ch, sinkId: 'replay-7' } });
+  const sink = clickhouseSink.create(services(async () => ch, 'replay-7'));
   const ctx = context();
   await sink.init!(ctx);
   assert.equal(sink.hasPendingWork!(), false);
@@ -62,16 +60,23 @@ test('should resolve each record only once its rows are in ClickHouse, under the
      UNION ALL SELECT 'parsed_pages' AS t, sink_id, src_partition, src_offset FROM parsed_pages`,
   );
   assert.deepEqual(rows.map((r) => `${r.t} ${r.sink_id} ${r.src_partition}@${r.src_offset}`).sort(), [
-    'fetches replay-7 3@10', 'fetches replay-7 3@11', 'parsed_pages replay-7 3@4', 'robots replay-7 3@11',
+    'fetches replay-7:log-1 3@10', 'fetches replay-7:log-1 3@11', 'parsed_pages replay-7:log-1 3@4', 'robots replay-7:log-1 3@11',
   ]);
   assert.equal(ctx.counters.get('sink.rows'), 4);
   await sink.close!();
 });
 
-test('should reject a record of a topic it does not consume at once, so the runtime dead-letters it', async () => {
-  const sink = clickhouseSink.create({ config: defaultCrawlConfig(), resources: { clickhouse: async () => assert.fail('not needed') } });
-  const ctx = context();
-  await sink.init!(ctx);
-  assert.throws(() => sink.process(record('scheduled', 0, {}), ctx), /does not know topic/);
-  await sink.close!();
+test('should keep the positions of two logs apart, so a new log is never taken for one already written', async () => {
+  const ch = await openClickHouse({ dataDir: testChdbDir(), database: `sink_logs_${process.pid}` });
+  opened.push(ch);
+  // Two crawls (two data directories) into one ClickHouse: their offsets overlap, their rows must not.
+  for (const logId of ['crawl-a', 'crawl-b']) {
+    const sink = clickhouseSink.create(services(async () => ch));
+    const ctx = context(collectingLog(), logId);
+    await sink.init!(ctx);
+    await Promise.all([0, 1, 2].map((offset) => sink.process(record('fetched', offset, fetchResult({ fetch_id: `${logId}#${offset}` })), ctx)));
+    await sink.close!();
+  }
+  const [{ n }] = await ch.query<{ n: string }>('SELECT count() AS n FROM fetches FINAL');
+  assert.equal(Number(n), 6, 'both crawls\' rows are kept');
 });

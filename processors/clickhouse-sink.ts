@@ -10,27 +10,32 @@ import { robotsSummary } from '../clickhouse/robots-digest.js';
 import { rowsForRecord } from '../clickhouse/rows.js';
 import { migrate } from '../clickhouse/schema.js';
 import { SinkWriter } from '../clickhouse/sink-writer.js';
-import { defineProcessor } from '../engine/topology.js';
-import type { InputRecord, Processor, ProcessorContext } from '../engine/processor.js';
+import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../engine/api.js';
+import type { CrawlConfig } from '../crawl/config.js';
+import { duplicates, fetched, parsed } from '../crawl/topics.js';
 
-export const SINK_INPUTS = ['fetched', 'parsed', 'duplicates'] as const;
+const inputs = [fetched, parsed, duplicates] as const;
+type In = TopicValues<typeof inputs>;
+type Out = TopicValues<readonly []>;
+
+export interface SinkServices {
+  config: CrawlConfig;
+  clickhouse: () => Promise<ClickHouse>;
+  /** 'live', or a replay's own name: its positions are kept apart from the crawl's. */
+  sinkName: string;
+}
 
 export const clickhouseSink = defineProcessor({
   name: 'sink',
   description: 'Writes every fetch attempt, robots.txt outcome, parsed page with its links, and duplicate finding to ClickHouse.',
+  inputs,
+  outputs: [],
   stores: [],
   concurrency: { maxInFlight: 20_000, perKeyOrder: false },
   delivery:
     'Exactly once: each row carries its source offset, a record counts as done only once its rows are written, ' +
     'and after a crash or a failed insert the sink skips what ClickHouse already holds; a replay writes newer rows that replace, never duplicate.',
-  create(env) {
-    const open = env.resources.clickhouse;
-    if (typeof open !== 'function') {
-      throw new Error('the sink needs resources.clickhouse: () => Promise<ClickHouse> (see clickhouse/connection.ts sharedClickHouse)');
-    }
-    const sinkId = typeof env.resources.sinkId === 'string' && env.resources.sinkId ? env.resources.sinkId : 'live';
-    return new ClickHouseSinkProcessor(open as () => Promise<ClickHouse>, sinkId);
-  },
+  create: (s: SinkServices) => new ClickHouseSinkProcessor(s),
 });
 
 /** Schemas are migrated once per process and ClickHouse connection, whatever the number of tasks. */
@@ -52,18 +57,21 @@ function migratedConnection(open: () => Promise<ClickHouse>): () => Promise<Clic
   };
 }
 
-class ClickHouseSinkProcessor implements Processor<unknown> {
+class ClickHouseSinkProcessor implements Processor<In, Out> {
   private writer: SinkWriter | undefined;
 
-  constructor(private readonly open: () => Promise<ClickHouse>, private readonly sinkId: string) {}
+  constructor(private readonly s: SinkServices) {}
 
-  init(ctx: ProcessorContext): void {
-    this.writer = new SinkWriter({ connect: migratedConnection(this.open), sinkId: this.sinkId, log: ctx.log });
+  init(ctx: ProcessorContext<Out>): void {
+    // Positions belong to the log they came from: a new data directory or recreated topics get a
+    // new log identity, so their offsets never hide behind an earlier log's.
+    const sinkId = `${this.s.sinkName}:${ctx.logId}`;
+    this.writer = new SinkWriter({ connect: migratedConnection(this.s.clickhouse), sinkId, log: ctx.log });
   }
 
-  process(record: InputRecord<unknown>, ctx: ProcessorContext): Promise<void> {
+  process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
     if (!this.writer) throw new Error('the sink got a record before init');
-    const rows = rowsForRecord(record.topic, record.value, robotsSummary, ctx.config.productToken);
+    const rows = rowsForRecord(record, robotsSummary, this.s.config.productToken);
     ctx.metrics.count('sink.rows', rows.length);
     return this.writer.write({ topic: record.topic, partition: record.partition, offset: record.offset }, rows);
   }

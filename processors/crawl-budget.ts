@@ -24,9 +24,3 @@ export class CrawlBudget {
     return this.used;
   }
 }
-
-/** Crawl-wide switches a runtime flips while the crawl runs. */
-export interface CrawlControl {
-  /** No new fetch is released while paused; everything already released completes. */
-  paused: boolean;
-}

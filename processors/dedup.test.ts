@@ -3,29 +3,28 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TopologyTestDriver } from '../engine/test-driver/topology-test-driver.js';
+import { crawlTestDriver, testServices, type CrawlTestDriver } from '../crawl/crawl-test-driver.js';
 import { EmbeddedRuntime } from '../engine/embedded/embedded-runtime.js';
 import { crawlTopology } from '../crawl/topology.js';
-import { defaultCrawlConfig } from '../crawl/config.js';
 import type { CanonicalUrl } from '../schemas/records.js';
 import { fingerprint64 } from '../state-stores/fingerprint.js';
 import { BloomFilter } from '../state-stores/bloom-filter.js';
 import { DEFAULT_SEEN_CAPACITY } from '../state-stores/seen-filter.js';
-import type { SeenKey } from './dedup.js';
+import { seenSetStore } from './dedup.js';
 
 function canonical(url: string, over: Partial<CanonicalUrl> = {}): CanonicalUrl {
   const host = new URL(url).host;
   return { url, host, depth: 1, source_url: '', via: 'link', redirect_hops: 0, discovered_at: 0, ...over };
 }
 
-const seenKey = (url: string): SeenKey => ({ host: new URL(url).host, ...fingerprint64(url) });
+const seenKey = (url: string) => ({ host: new URL(url).host, ...fingerprint64(url) });
 
 describe('dedup', () => {
   it('should forward each canonical URL once, whatever its discovery details', async () => {
-    const d = await TopologyTestDriver.create({ processors: ['dedup'] });
+    const d = await crawlTestDriver({ processors: ['dedup'] });
     const urls = ['http://a.test/1', 'http://b.test:8080/1', 'http://a.test/2', 'http://a.test/1', 'http://b.test:8080/1', 'http://b.test/1'];
     for (const [i, u] of urls.entries()) await d.pipe('normalized', new URL(u).host, canonical(u, { depth: i, via: i === 0 ? 'seed' : 'link' }));
-    const out = d.readOutput<CanonicalUrl>('deduped');
+    const out = d.readOutput('deduped');
     assert.deepEqual(out.map((r) => r.value.url), ['http://a.test/1', 'http://b.test:8080/1', 'http://a.test/2', 'http://b.test/1']);
     assert.deepEqual(out.map((r) => r.key), ['a.test', 'b.test:8080', 'a.test', 'b.test']);
     assert.equal(out[0].value.via, 'seed', 'the first discovery is the one passed on');
@@ -35,9 +34,9 @@ describe('dedup', () => {
   });
 
   it('should hold the fingerprint of every URL passed on in the seen-set store', async () => {
-    const d = await TopologyTestDriver.create({ processors: ['dedup'] });
+    const d = await crawlTestDriver({ processors: ['dedup'] });
     await d.pipe('normalized', 'a.test', canonical('http://a.test/kept'));
-    const seen = d.store<SeenKey, true>('seen-set');
+    const seen = d.store(seenSetStore);
     assert.equal(seen.get(seenKey('http://a.test/kept')), true);
     assert.equal(seen.get(seenKey('http://a.test/never-piped')), undefined);
     const stored: { hi: number; lo: number }[] = [];
@@ -62,7 +61,7 @@ describe('dedup', () => {
   });
 
   it('should forward a new URL that the Bloom filter wrongly reports as seen', async () => {
-    const d = await TopologyTestDriver.create({ processors: ['dedup'] });
+    const d = await crawlTestDriver({ processors: ['dedup'] });
     // The processor's filter, replayed here: same class, same default capacity, same insertions.
     const replica = new BloomFilter(DEFAULT_SEEN_CAPACITY);
     const inserted = 20_000;
@@ -85,7 +84,7 @@ describe('dedup', () => {
     assert.equal(falsePositives.length, 20, 'found false positives to test with');
     for (const url of falsePositives) await d.pipe('normalized', new URL(url).host, canonical(url));
     assert.equal(d.counter('dedup', 'bloom.maybe') - maybeBefore, falsePositives.length, 'each went down the "maybe seen" path');
-    assert.deepEqual(d.readOutput<CanonicalUrl>('deduped').map((r) => r.value.url), falsePositives, 'and each was still forwarded');
+    assert.deepEqual(d.readOutput('deduped').map((r) => r.value.url), falsePositives, 'and each was still forwarded');
     assert.equal(d.counter('dedup', 'duplicate-urls'), 0);
     await d.close();
   });
@@ -94,8 +93,8 @@ describe('dedup', () => {
 /** One run of dedup alone on the embedded runtime; returns the URLs it passed on. */
 async function runDedup(dataDir: string, urls: string[]): Promise<string[]> {
   const runtime = await EmbeddedRuntime.open({
-    dataDir, topology: crawlTopology(), config: defaultCrawlConfig(), partitions: 2, processors: ['dedup'],
-    resources: {}, log: { info: () => {}, warn: (m) => assert.fail(m) },
+    dataDir, topology: crawlTopology(), services: testServices(), partitions: 2, processors: ['dedup'],
+    log: { info: () => {}, warn: (m) => assert.fail(m) },
   });
   try {
     const ends = [0, 1].map((p) => runtime.log('deduped', p).end);

@@ -2,12 +2,10 @@
 // "certainly new" from memory; "maybe seen" is settled by the exact seen-set in LevelDB. The
 // fingerprint is written in the same commit as the forwarded record, so the seen-set can never
 // swallow a URL whose record was not passed on (DESIGN §3.3).
-import type { InputRecord, Processor, ProcessorContext } from '../engine/processor.js';
-import { defineProcessor } from '../engine/topology.js';
-import type { CanonicalUrl } from '../schemas/records.js';
-import type { KeyValueStore } from '../engine/stores/key-value-store.js';
-import { defineStore } from '../engine/stores/key-value-store.js';
-import { emptyValue } from '../engine/stores/codecs.js';
+import {
+  defineProcessor, defineStore, emptyValue, type KeyValueStore, type Processor, type ProcessorContext, type RecordOf, type TopicValues,
+} from '../engine/api.js';
+import { deduped, normalized } from '../crawl/topics.js';
 import { SeenFilter } from '../state-stores/seen-filter.js';
 import { fingerprint64 } from '../state-stores/fingerprint.js';
 
@@ -35,18 +33,23 @@ export const seenSetStore = defineStore<SeenKey, true>({
   values: emptyValue,
 });
 
-class Dedup implements Processor<CanonicalUrl> {
+const inputs = [normalized] as const;
+const outputs = [deduped] as const;
+type In = TopicValues<typeof inputs>;
+type Out = TopicValues<typeof outputs>;
+
+class Dedup implements Processor<In, Out> {
   private seen!: KeyValueStore<SeenKey, true>;
   private bloom!: SeenFilter;
 
-  async init(ctx: ProcessorContext): Promise<void> {
-    const seen = (this.seen = ctx.store(seenSetStore.name));
+  async init(ctx: ProcessorContext<Out>): Promise<void> {
+    const seen = (this.seen = ctx.store(seenSetStore));
     this.bloom = await SeenFilter.load(async (add) => {
       for await (const [k] of seen.entries()) add(k.hi, k.lo);
     });
   }
 
-  process(record: InputRecord<CanonicalUrl>, ctx: ProcessorContext): void {
+  process(record: RecordOf<In>, ctx: ProcessorContext<Out>): void {
     const { url, host } = record.value;
     const { hi, lo } = fingerprint64(url);
     const key = { host, hi, lo };
@@ -72,6 +75,8 @@ class Dedup implements Processor<CanonicalUrl> {
 export const dedupProcessor = defineProcessor({
   name: 'dedup',
   description: 'Each canonical URL once per crawl: Bloom filter in memory, exact 64-bit fingerprints in LevelDB.',
+  inputs,
+  outputs,
   stores: [seenSetStore],
   delivery: 'Exactly once per URL: the fingerprint and the forwarded record are committed together.',
   create: () => new Dedup(),

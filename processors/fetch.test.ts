@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
-import { TopologyTestDriver } from '../engine/test-driver/topology-test-driver.js';
+import { crawlTestDriver, type CrawlTestDriver } from '../crawl/crawl-test-driver.js';
 import type { FetchRequest, FetchResult } from '../schemas/records.js';
 import { createFetcher } from '../crawl/services.js';
 import { defaultCrawlConfig } from '../crawl/config.js';
@@ -30,7 +30,7 @@ function request(path: string, over: Partial<FetchRequest> = {}): FetchRequest {
 async function fetchDriver(allowNetworks: string[], startTime?: number) {
   const config = defaultCrawlConfig({ allowNetworks, fetchTimeoutMs: 5000 });
   const fetcher = createFetcher(config);
-  const d = await TopologyTestDriver.create({ processors: ['fetch'], config, resources: { httpFetcher: fetcher }, startTime });
+  const d = await crawlTestDriver({ processors: ['fetch'], config, services: { fetcher }, startTime });
   return {
     d,
     close: async () => {
@@ -44,7 +44,7 @@ async function fetchOne(req: FetchRequest, allowNetworks = ['127.0.0.0/8']): Pro
   const { d, close } = await fetchDriver(allowNetworks);
   try {
     await d.pipe('scheduled', req.host, req);
-    const out = d.readOutput<FetchResult>('fetched');
+    const out = d.readOutput('fetched');
     assert.equal(out.length, 1);
     assert.equal(out[0].key, req.host);
     return out[0].value;

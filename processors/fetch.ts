@@ -1,22 +1,27 @@
 // fetch: scheduled → fetched. Performs the HTTP request for each released fetch, many hosts at once
 // and one at a time per host, and records the outcome with its bounded, compressed body.
-import type { InputRecord, Processor, ProcessorContext } from '../engine/processor.js';
-import { defineProcessor } from '../engine/topology.js';
-import type { FetchRequest, FetchResult } from '../schemas/records.js';
+import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../engine/api.js';
+import type { FetchResult } from '../schemas/records.js';
+import { fetched, scheduled } from '../crawl/topics.js';
 import type { HttpFetcher } from '../fetching/http-fetcher.js';
 import { compressBodyAsync } from '../fetching/body-codec.js';
 
-class Fetch implements Processor<FetchRequest> {
+const inputs = [scheduled] as const;
+const outputs = [fetched] as const;
+type In = TopicValues<typeof inputs>;
+type Out = TopicValues<typeof outputs>;
+
+class Fetch implements Processor<In, Out> {
   private startedAt = 0;
   private readonly inFlight = new Set<AbortController>();
 
   constructor(private readonly fetcher: HttpFetcher) {}
 
-  init(ctx: ProcessorContext): void {
+  init(ctx: ProcessorContext<Out>): void {
     this.startedAt = ctx.now();
   }
 
-  async process(record: InputRecord<FetchRequest>, ctx: ProcessorContext): Promise<void> {
+  async process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
     const request = record.value;
     // Restart guard: a request released before this task started may have been in flight when the
     // previous process died, and the server may have seen it. Waiting one host delay from our start
@@ -82,8 +87,10 @@ class Fetch implements Processor<FetchRequest> {
 export const fetchProcessor = defineProcessor({
   name: 'fetch',
   description: 'HTTP with undici: connection reuse, DNS cache, connect/header/total timeouts, 10 MB cap before and after decompression, no automatic redirects, private networks refused.',
+  inputs,
+  outputs,
   stores: [],
   concurrency: { maxInFlight: 128, perKeyOrder: true },
   delivery: 'At least once at the server: after a crash, requests that were in flight are sent again (after one host delay); the outcome is recorded once.',
-  create: (env) => new Fetch(env.resources.httpFetcher as HttpFetcher),
+  create: (s: { fetcher: HttpFetcher }) => new Fetch(s.fetcher),
 });

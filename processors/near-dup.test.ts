@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { TopologyTestDriver } from '../engine/test-driver/topology-test-driver.js';
+import { crawlTestDriver, type CrawlTestDriver } from '../crawl/crawl-test-driver.js';
 import type { Duplicate, ParsedPage } from '../schemas/records.js';
 
 const BASE = Buffer.from('0123456789abcdef', 'hex');
@@ -22,9 +22,9 @@ function page(url: string, simhash: Buffer, fetchedAt: number, over: Partial<Par
 }
 
 async function duplicatesOf(...pages: ParsedPage[]) {
-  const d = await TopologyTestDriver.create({ processors: ['simhash-bands', 'near-dup'], startTime: 5_000_000 });
+  const d = await crawlTestDriver({ processors: ['simhash-bands', 'near-dup'], startTime: 5_000_000 });
   for (const p of pages) await d.pipe('parsed', p.host, p);
-  const out = d.readOutput<Duplicate>('duplicates');
+  const out = d.readOutput('duplicates');
   assert.deepEqual(d.readOutput('dead-letters'), []);
   await d.close();
   return out;

@@ -2,11 +2,11 @@
 // `simhash-bands`, the newest 64 per value) and answers "was a page within 3 bits seen before?".
 // The earlier page (by fetch time, then URL) is the original; the later one is reported as its
 // duplicate: 'exact' when the content hashes match, 'near' otherwise.
-import type { InputRecord, Processor, ProcessorContext } from '../engine/processor.js';
-import { defineProcessor } from '../engine/topology.js';
+import {
+  avroValues, defineProcessor, defineStore, stringKey, type KeyValueStore, type Processor, type ProcessorContext, type RecordOf, type TopicValues,
+} from '../engine/api.js';
 import type { Duplicate, SimhashBand } from '../schemas/records.js';
-import { avroValues, stringKey } from '../engine/stores/codecs.js';
-import { defineStore, type KeyValueStore } from '../engine/stores/key-value-store.js';
+import { duplicates, simhashBands } from '../crawl/topics.js';
 import { hammingDistance } from '../parsing/simhash.js';
 import { bandKey } from './simhash-bands.js';
 
@@ -36,14 +36,19 @@ export const simhashBandsStore = defineStore<string, BandEntry[]>({
 
 const earlier = (a: BandEntry, b: BandEntry) => a.fetched_at < b.fetched_at || (a.fetched_at === b.fetched_at && a.url < b.url);
 
-class NearDup implements Processor<SimhashBand> {
+const inputs = [simhashBands] as const;
+const outputs = [duplicates] as const;
+type In = TopicValues<typeof inputs>;
+type Out = TopicValues<typeof outputs>;
+
+class NearDup implements Processor<In, Out> {
   private store!: KeyValueStore<string, BandEntry[]>;
 
-  init(ctx: ProcessorContext): void {
-    this.store = ctx.store(simhashBandsStore.name);
+  init(ctx: ProcessorContext<Out>): void {
+    this.store = ctx.store(simhashBandsStore);
   }
 
-  process(record: InputRecord<SimhashBand>, ctx: ProcessorContext): void {
+  process(record: RecordOf<In>, ctx: ProcessorContext<Out>): void {
     const page = record.value;
     const band = record.key;
     const candidates = this.store.get(band) ?? [];
@@ -82,6 +87,8 @@ function firstSharedBand(a: Buffer, b: Buffer): number {
 export const nearDupProcessor = defineProcessor({
   name: 'near-dup',
   description: 'Exact and near-duplicate pages across hosts (Hamming distance ≤ 3 on the 64-bit simhash), found through the band repartition.',
+  inputs,
+  outputs,
   stores: [simhashBandsStore],
   delivery: 'Exactly once per pair found: the band entry and the duplicate record commit together.',
   create: () => new NearDup(),

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { TopologyTestDriver } from '../engine/test-driver/topology-test-driver.js';
+import { crawlTestDriver, type CrawlTestDriver } from '../crawl/crawl-test-driver.js';
 import type { CanonicalUrl, DiscoveredUrl } from '../schemas/records.js';
 
 function found(url: string, over: Partial<DiscoveredUrl> = {}): DiscoveredUrl {
@@ -8,12 +8,12 @@ function found(url: string, over: Partial<DiscoveredUrl> = {}): DiscoveredUrl {
 }
 
 /** The key a discovery is piped with does not matter to normalize: it re-keys by the canonical host. */
-async function normalize(d: TopologyTestDriver, value: DiscoveredUrl) {
+async function normalize(d: CrawlTestDriver, value: DiscoveredUrl) {
   await d.pipe('discovered-urls', 'whatever.test', value);
-  return d.readOutput<CanonicalUrl>('normalized');
+  return d.readOutput('normalized');
 }
 
-const driver = () => TopologyTestDriver.create({ processors: ['normalize'] });
+const driver = () => crawlTestDriver({ processors: ['normalize'] });
 
 describe('normalize', () => {
   it('should forward the canonical form of a URL keyed by its canonical host', async () => {
@@ -119,7 +119,7 @@ describe('normalize', () => {
   });
 
   it('should follow the configured limits rather than the defaults', async () => {
-    const d = await TopologyTestDriver.create({ processors: ['normalize'], config: { maxDepth: 2, maxUrlLength: 40 } });
+    const d = await crawlTestDriver({ processors: ['normalize'], config: { maxDepth: 2, maxUrlLength: 40 } });
     assert.deepEqual(await normalize(d, found('http://a.test/x', { depth: 3 })), []);
     assert.deepEqual(await normalize(d, found('http://a.test/' + 'y'.repeat(30))), []);
     assert.equal(d.counter('normalize', 'rejected.max-depth'), 1);

@@ -1,15 +1,23 @@
 // normalize: discovered-urls → normalized. Turns a URL as found into its canonical form and applies
 // the cheap trap guards; rejected URLs are counted by reason and not forwarded.
-import type { InputRecord, Processor, ProcessorContext } from '../engine/processor.js';
-import { defineProcessor } from '../engine/topology.js';
-import type { CanonicalUrl, DiscoveredUrl } from '../schemas/records.js';
+import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../engine/api.js';
+import type { CanonicalUrl } from '../schemas/records.js';
+import type { CrawlConfig } from '../crawl/config.js';
+import { discoveredUrls, normalized } from '../crawl/topics.js';
 import { canonicalize } from '../url/canonicalize.js';
 import { trapReason } from '../url/traps.js';
 
-class Normalize implements Processor<DiscoveredUrl> {
-  process(record: InputRecord<DiscoveredUrl>, ctx: ProcessorContext): void {
+const inputs = [discoveredUrls] as const;
+const outputs = [normalized] as const;
+type In = TopicValues<typeof inputs>;
+type Out = TopicValues<typeof outputs>;
+
+class Normalize implements Processor<In, Out> {
+  constructor(private readonly config: CrawlConfig) {}
+
+  process(record: RecordOf<In>, ctx: ProcessorContext<Out>): void {
     const found = record.value;
-    const { config } = ctx;
+    const { config } = this;
     if (found.depth > config.maxDepth) return reject(ctx, 'max-depth');
     if (found.redirect_hops > config.maxRedirects) return reject(ctx, 'too-many-redirects');
     const canonical = canonicalize(found.url, { maxLength: config.maxUrlLength });
@@ -30,14 +38,16 @@ class Normalize implements Processor<DiscoveredUrl> {
   }
 }
 
-function reject(ctx: ProcessorContext, reason: string): void {
+function reject(ctx: ProcessorContext<Out>, reason: string): void {
   ctx.metrics.count(`rejected.${reason}`);
 }
 
 export const normalizeProcessor = defineProcessor({
   name: 'normalize',
   description: 'Canonical URL form (case, ports, dot segments, percent-encoding, sorted query, tracking and session parameters, IDN) and trap guards (depth, redirects, length, repeated segments, query explosion).',
+  inputs,
+  outputs,
   stores: [],
   delivery: 'Stateless: a record is normalized again after a crash only if its output was not committed, so each URL reaches dedup once per discovery.',
-  create: () => new Normalize(),
+  create: (s: { config: CrawlConfig }) => new Normalize(s.config),
 });

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { TopologyTestDriver } from '../engine/test-driver/topology-test-driver.js';
+import { crawlTestDriver, type CrawlTestDriver } from '../crawl/crawl-test-driver.js';
 import type { DiscoveredUrl, FetchResult, ParsedPage } from '../schemas/records.js';
 import { compressBody } from '../fetching/body-codec.js';
 
@@ -34,11 +34,11 @@ const LINKS = `
   <a href="http://ugc.test/comment" rel="ugc">Comment</a>`;
 
 async function parse(value: FetchResult, config: Record<string, unknown> = {}) {
-  const d = await TopologyTestDriver.create({ processors: ['parse'], config });
+  const d = await crawlTestDriver({ processors: ['parse'], config });
   await d.pipe('fetched', value.host, value);
   const out = {
-    parsed: d.readOutput<ParsedPage>('parsed'),
-    discovered: d.readOutput<DiscoveredUrl>('discovered-urls'),
+    parsed: d.readOutput('parsed'),
+    discovered: d.readOutput('discovered-urls'),
     dead: d.readOutput('dead-letters'),
   };
   await d.close();

@@ -1,9 +1,10 @@
 // parse: fetched → parsed, and links and redirect targets → discovered-urls. Links are keyed by
 // their own host: writing them to discovered-urls is the repartition that carries each URL to the
 // task that owns its host.
-import type { InputRecord, Processor, ProcessorContext } from '../engine/processor.js';
-import { defineProcessor } from '../engine/topology.js';
+import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../engine/api.js';
 import type { DiscoveredUrl, FetchResult, ParsedPage } from '../schemas/records.js';
+import type { CrawlConfig } from '../crawl/config.js';
+import { discoveredUrls, fetched, parsed } from '../crawl/topics.js';
 import { analyzeBody, type BodyAnalysis, type BodyInput } from '../parsing/analyze-body.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import type { ParsePool } from '../parsing/parse-pool.js';
@@ -18,8 +19,7 @@ export const PARSER_VERSION = 'parse/1';
 export const MAX_PARSE_BYTES = 1024 * 1024;
 
 export interface ParseOptions {
-  /** Replays re-parse without feeding links back into the crawl. */
-  emitLinks: boolean;
+  config: CrawlConfig;
   parserVersion: string;
   /** A user's parsing step applied after ours (replay --parser-module). */
   parserModule?: ParserModule;
@@ -36,7 +36,13 @@ function linkHost(url: string): string | undefined {
   }
 }
 
-export class Parse implements Processor<FetchResult> {
+const inputs = [fetched] as const;
+// A replay discards discovered-urls (engine/replay/replay-plan.ts): re-parsing never feeds the frontier.
+const outputs = [parsed, discoveredUrls] as const;
+type In = TopicValues<typeof inputs>;
+type Out = TopicValues<typeof outputs>;
+
+export class Parse implements Processor<In, Out> {
   /**
    * Links this task forwarded recently. Skipping a repeat is safe: the first copy is committed
    * before (or with) anything that could be lost, and dedup would drop the repeat anyway.
@@ -45,18 +51,19 @@ export class Parse implements Processor<FetchResult> {
 
   constructor(private readonly options: ParseOptions) {}
 
-  async process(record: InputRecord<FetchResult>, ctx: ProcessorContext): Promise<void> {
+  async process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
+    const { config } = this.options;
     const r = record.value;
     if (r.kind === 'robots') return;
     const now = ctx.now();
     if (r.status >= 300 && r.status < 400 && r.final_url !== r.url) {
-      if (this.options.emitLinks) this.discover(ctx, r.final_url, r, r.depth, '', 'redirect', r.redirect_hops + 1, now);
+      this.discover(ctx, r.final_url, r, r.depth, '', 'redirect', r.redirect_hops + 1, now);
       return;
     }
     if (r.status < 200 || r.status >= 300) return;
     const input: BodyInput = {
       body: r.body, bodyEncoding: r.body_encoding, contentType: r.content_type, charset: r.charset, url: r.final_url,
-      productToken: ctx.config.productToken, maxBodyBytes: ctx.config.maxBodyBytes, maxParseBytes: MAX_PARSE_BYTES,
+      productToken: config.productToken, maxBodyBytes: config.maxBodyBytes, maxParseBytes: MAX_PARSE_BYTES,
     };
     let a: BodyAnalysis;
     if (this.options.pool) {
@@ -78,16 +85,16 @@ export class Parse implements Processor<FetchResult> {
       parser_version: this.options.parserVersion, error: a.error,
     };
     ctx.forward('parsed', r.host, page);
-    if (a.kind !== 'html' || !this.options.emitLinks || a.metaNofollow) return;
+    if (a.kind !== 'html' || a.metaNofollow) return;
     const depth = r.depth + 1;
-    if (depth > ctx.config.maxDepth) return;
+    if (depth > config.maxDepth) return;
     for (const link of a.links) {
       if (link.nofollow) continue;
       this.discover(ctx, link.url, r, depth, link.anchor, 'link', 0, now);
     }
   }
 
-  private discover(ctx: ProcessorContext, url: string, from: FetchResult, depth: number, anchor: string,
+  private discover(ctx: ProcessorContext<Out>, url: string, from: FetchResult, depth: number, anchor: string,
     via: DiscoveredUrl['via'], hops: number, now: number): void {
     if (via === 'link' && !this.recent.addIfAbsent(url)) return;
     const host = linkHost(url);
@@ -103,17 +110,16 @@ export class Parse implements Processor<FetchResult> {
 export const parseProcessor = defineProcessor({
   name: 'parse',
   description: 'cheerio over htmlparser2: title, canonical, meta robots, links (base href, nofollow), text length, content hash, 64-bit simhash; redirects re-enter as discovered URLs.',
+  inputs,
+  outputs,
   stores: [],
   // Pages are parsed in worker threads, many at a time; the order of parsed records does not matter.
   concurrency: { maxInFlight: 64, perKeyOrder: false },
   delivery: 'Stateless and deterministic: re-parsing a fetched record (after a crash or in a replay) gives the same page record.',
-  create: (env) => {
-    const parserModule = env.resources.parserModule as ParserModule | undefined;
-    return new Parse({
-      emitLinks: (env.resources.emitLinks as boolean | undefined) ?? true,
-      parserVersion: parserModule ? `${PARSER_VERSION}+${parserModule.version}` : PARSER_VERSION,
-      parserModule,
-      pool: env.resources.parsePool as ParsePool | undefined,
-    });
-  },
+  create: (s: { config: CrawlConfig; parsePool?: ParsePool; parserModule?: ParserModule }) => new Parse({
+    config: s.config,
+    parserVersion: s.parserModule ? `${PARSER_VERSION}+${s.parserModule.version}` : PARSER_VERSION,
+    parserModule: s.parserModule,
+    pool: s.parsePool,
+  }),
 });

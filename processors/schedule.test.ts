@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { TopologyTestDriver } from '../engine/test-driver/topology-test-driver.js';
+import { crawlTestDriver, type CrawlTestDriver } from '../crawl/crawl-test-driver.js';
 import type { CanonicalUrl, FetchRequest, FetchResult } from '../schemas/records.js';
-import type { HostState } from './host-state.js';
+import { hostsStore } from './host-state.js';
 import { CrawlBudget } from './crawl-budget.js';
 
 const HOST = '127.0.0.9:8080';
@@ -12,7 +12,7 @@ function url(path: string, depth = 1): CanonicalUrl {
   return { url: `${ORIGIN}${path}`, host: HOST, depth, source_url: '', via: 'link', redirect_hops: 0, discovered_at: 0 };
 }
 
-function done(req: FetchRequest, driver: TopologyTestDriver, over: Partial<FetchResult> = {}): FetchResult {
+function done(req: FetchRequest, driver: CrawlTestDriver, over: Partial<FetchResult> = {}): FetchResult {
   return {
     fetch_id: req.fetch_id, url: req.url, host: req.host, kind: req.kind, depth: req.depth, attempt: req.attempt,
     via: req.via, source_url: req.source_url, redirect_hops: req.redirect_hops, status: 200, error: '',
@@ -25,16 +25,16 @@ function done(req: FetchRequest, driver: TopologyTestDriver, over: Partial<Fetch
 const robotsBody = (text: string) => ({ body: Buffer.from(text), bytes: text.length });
 
 async function driver(config: Record<string, unknown> = {}, budget?: CrawlBudget) {
-  return TopologyTestDriver.create({
+  return crawlTestDriver({
     processors: ['schedule'],
     config: { defaultDelayMs: 1000, ...config },
-    resources: budget ? { crawlBudget: budget } : {},
+    services: budget ? { budget } : {},
   });
 }
 
 /** Runs robots.txt for HOST with the given body and returns the driver once the host is ready. */
-async function readyHost(d: TopologyTestDriver, robots = 'User-agent: *\nAllow: /\n') {
-  const [robotsReq] = d.readOutput<FetchRequest>('scheduled');
+async function readyHost(d: CrawlTestDriver, robots = 'User-agent: *\nAllow: /\n') {
+  const [robotsReq] = d.readOutput('scheduled');
   assert.equal(robotsReq.value.kind, 'robots');
   await d.pipe('fetched', HOST, done(robotsReq.value, d, robotsBody(robots)));
   return d;
@@ -45,7 +45,7 @@ describe('schedule', () => {
     const d = await driver();
     await d.pipe('deduped', HOST, url('/a'));
     await d.pipe('deduped', HOST, url('/b'));
-    const out = d.readOutput<FetchRequest>('scheduled');
+    const out = d.readOutput('scheduled');
     assert.equal(out.length, 1);
     assert.equal(out[0].value.kind, 'robots');
     assert.equal(out[0].value.url, `${ORIGIN}/robots.txt`);
@@ -58,7 +58,7 @@ describe('schedule', () => {
     await d.pipe('deduped', HOST, url('/b'));
     await readyHost(d);
     await d.advanceTime(1000);
-    const [first] = d.readOutput<FetchRequest>('scheduled');
+    const [first] = d.readOutput('scheduled');
     assert.equal(first.value.url, `${ORIGIN}/a`);
     await d.advanceTime(60_000); // the fetcher lags far behind: still nothing new may be released
     assert.equal(d.readOutput('scheduled').length, 0);
@@ -67,7 +67,7 @@ describe('schedule', () => {
     await d.advanceTime(999);
     assert.equal(d.readOutput('scheduled').length, 0);
     await d.advanceTime(1);
-    const [second] = d.readOutput<FetchRequest>('scheduled');
+    const [second] = d.readOutput('scheduled');
     assert.equal(second.value.url, `${ORIGIN}/b`);
     await d.close();
   });
@@ -78,7 +78,7 @@ describe('schedule', () => {
     await d.pipe('deduped', HOST, url('/b'));
     await readyHost(d);
     await d.advanceTime(1000);
-    const [first] = d.readOutput<FetchRequest>('scheduled');
+    const [first] = d.readOutput('scheduled');
     // The fetch reports it ended 5 s in the future of the scheduler's clock (a slow body).
     await d.pipe('fetched', HOST, done(first.value, d, { started_at: d.now, elapsed_ms: 5000 }));
     await d.advanceTime(5999);
@@ -96,7 +96,7 @@ describe('schedule', () => {
     await d.advanceTime(2999);
     assert.equal(d.readOutput('scheduled').length, 0);
     await d.advanceTime(1);
-    const [first] = d.readOutput<FetchRequest>('scheduled');
+    const [first] = d.readOutput('scheduled');
     assert.equal(first.value.delay_ms, 3000);
     await d.pipe('fetched', HOST, done(first.value, d));
     await d.advanceTime(2999);
@@ -113,7 +113,7 @@ describe('schedule', () => {
     const released: string[] = [];
     for (let i = 0; i < 5; i++) {
       await d.advanceTime(1000);
-      for (const r of d.readOutput<FetchRequest>('scheduled')) {
+      for (const r of d.readOutput('scheduled')) {
         released.push(r.value.url);
         await d.pipe('fetched', HOST, done(r.value, d));
       }
@@ -127,10 +127,10 @@ describe('schedule', () => {
   it('should crawl without restrictions when robots.txt answers 4xx', async () => {
     const d = await driver();
     await d.pipe('deduped', HOST, url('/a'));
-    const [robots] = d.readOutput<FetchRequest>('scheduled');
+    const [robots] = d.readOutput('scheduled');
     await d.pipe('fetched', HOST, done(robots.value, d, { status: 403 }));
     await d.advanceTime(1000);
-    assert.deepEqual(d.readOutput<FetchRequest>('scheduled').map((r) => r.value.url), [`${ORIGIN}/a`]);
+    assert.deepEqual(d.readOutput('scheduled').map((r) => r.value.url), [`${ORIGIN}/a`]);
     await d.close();
   });
 
@@ -139,7 +139,7 @@ describe('schedule', () => {
     await d.pipe('deduped', HOST, url('/a'));
     const requested: string[] = [];
     for (let i = 0; i < 20; i++) {
-      for (const r of d.readOutput<FetchRequest>('scheduled')) {
+      for (const r of d.readOutput('scheduled')) {
         requested.push(r.value.url);
         await d.pipe('fetched', HOST, done(r.value, d, { status: 503 }));
       }
@@ -157,15 +157,15 @@ describe('schedule', () => {
     const d = await driver();
     await d.pipe('deduped', HOST, url('/private/a'));
     await d.pipe('deduped', HOST, url('/b'));
-    const [robots] = d.readOutput<FetchRequest>('scheduled');
+    const [robots] = d.readOutput('scheduled');
     await d.pipe('fetched', HOST, done(robots.value, d, { status: 301, final_url: `${ORIGIN}/policy/robots.txt` }));
     assert.equal(d.readOutput('scheduled').length, 0);
     await d.advanceTime(1000);
-    const [hop] = d.readOutput<FetchRequest>('scheduled');
+    const [hop] = d.readOutput('scheduled');
     assert.equal(hop.value.url, `${ORIGIN}/policy/robots.txt`);
     await d.pipe('fetched', HOST, done(hop.value, d, robotsBody('User-agent: *\nDisallow: /private/\n')));
     await d.advanceTime(1000);
-    assert.deepEqual(d.readOutput<FetchRequest>('scheduled').map((r) => r.value.url), [`${ORIGIN}/b`]);
+    assert.deepEqual(d.readOutput('scheduled').map((r) => r.value.url), [`${ORIGIN}/b`]);
     await d.close();
   });
 
@@ -174,12 +174,12 @@ describe('schedule', () => {
     await d.pipe('deduped', HOST, url('/busy'));
     await readyHost(d);
     await d.advanceTime(1000);
-    const [first] = d.readOutput<FetchRequest>('scheduled');
+    const [first] = d.readOutput('scheduled');
     await d.pipe('fetched', HOST, done(first.value, d, { status: 429, retry_after_ms: 5000 }));
     await d.advanceTime(4999);
     assert.equal(d.readOutput('scheduled').length, 0);
     await d.advanceTime(1);
-    const [retry] = d.readOutput<FetchRequest>('scheduled');
+    const [retry] = d.readOutput('scheduled');
     assert.equal(retry.value.url, `${ORIGIN}/busy`);
     assert.equal(retry.value.attempt, 2);
     await d.close();
@@ -192,7 +192,7 @@ describe('schedule', () => {
     const times: number[] = [];
     for (let i = 0; i < 40; i++) {
       await d.advanceTime(500);
-      for (const r of d.readOutput<FetchRequest>('scheduled')) {
+      for (const r of d.readOutput('scheduled')) {
         times.push(d.now);
         await d.pipe('fetched', HOST, done(r.value, d, { status: 500 }));
       }
@@ -213,7 +213,7 @@ describe('schedule', () => {
     const order: string[] = [];
     for (let i = 0; i < 5; i++) {
       await d.advanceTime(1);
-      for (const r of d.readOutput<FetchRequest>('scheduled')) {
+      for (const r of d.readOutput('scheduled')) {
         order.push(new URL(r.value.url).pathname);
         await d.pipe('fetched', HOST, done(r.value, d));
       }
@@ -225,7 +225,7 @@ describe('schedule', () => {
   it('should stop admitting URLs of a host past its page budget', async () => {
     const d = await driver({ maxPagesPerHost: 2, defaultDelayMs: 0 });
     for (const p of ['/1', '/2', '/3', '/4']) await d.pipe('deduped', HOST, url(p));
-    assert.equal(d.store<string, HostState>('hosts').get(HOST)!.queued, 2);
+    assert.equal(d.store(hostsStore).get(HOST)!.queued, 2);
     assert.equal(d.counter('schedule', 'dropped.host-budget'), 2);
     await d.close();
   });
@@ -237,7 +237,7 @@ describe('schedule', () => {
     await d.pipe('deduped', HOST, url('/2'));
     await readyHost(d);
     await d.advanceTime(1);
-    const [page] = d.readOutput<FetchRequest>('scheduled');
+    const [page] = d.readOutput('scheduled');
     await d.pipe('fetched', HOST, done(page.value, d));
     await d.advanceTime(10);
     assert.equal(d.readOutput('scheduled').length, 0);
@@ -251,14 +251,14 @@ describe('schedule', () => {
     await d.pipe('deduped', HOST, url('/b'));
     await readyHost(d);
     await d.advanceTime(1);
-    const [a] = d.readOutput<FetchRequest>('scheduled');
+    const [a] = d.readOutput('scheduled');
     await d.pipe('fetched', HOST, done(a.value, d));
     await d.advanceTime(1);
-    const [b] = d.readOutput<FetchRequest>('scheduled');
+    const [b] = d.readOutput('scheduled');
     await d.pipe('fetched', HOST, done(a.value, d)); // the redo of /a completes while /b is in flight
     await d.advanceTime(1000);
     assert.equal(d.readOutput('scheduled').length, 0, '/b is still in flight');
-    assert.equal(d.store<string, HostState>('hosts').get(HOST)!.inFlight, b.value.fetch_id);
+    assert.equal(d.store(hostsStore).get(HOST)!.inFlight, b.value.fetch_id);
     assert.equal(d.counter('schedule', 'stale-completions'), 1);
     await d.close();
   });

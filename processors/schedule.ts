@@ -5,14 +5,16 @@
 // set from that finish time plus max(default delay, Crawl-delay, Retry-After, backoff), has passed,
 // and (3) robots.txt has been read (fetched first, through the same one-at-a-time slot). A fetcher
 // lagging behind therefore delays the host instead of letting releases pile into a burst.
-import type { InputRecord, Processor, ProcessorContext } from '../engine/processor.js';
-import { defineProcessor } from '../engine/topology.js';
+import {
+  defineProcessor, type KeyValueStore, type Processor, type ProcessorContext, type RecordOf, type RuntimeControl, type TopicValues,
+} from '../engine/api.js';
 import type { CanonicalUrl, FetchRequest, FetchResult } from '../schemas/records.js';
-import type { KeyValueStore } from '../engine/stores/key-value-store.js';
-import { hostsStore, newHostState, robotsStore, type HostState, type RobotsText } from './host-state.js';
+import type { CrawlConfig } from '../crawl/config.js';
+import { deduped, fetched, scheduled } from '../crawl/topics.js';
+import { hostsStore, newHostState, robotsStore, type HostState } from './host-state.js';
 import { HostFrontier, hostQueueStore, type QueuedUrl } from './host-frontier.js';
 import { TimerHeap } from './timer-heap.js';
-import type { CrawlBudget, CrawlControl } from './crawl-budget.js';
+import type { CrawlBudget } from './crawl-budget.js';
 import { RobotsGate } from './robots-gate.js';
 
 const MAX_BACKOFF_MS = 5 * 60_000;
@@ -21,7 +23,20 @@ const MAX_RETRY_AFTER_MS = 60 * 60_000;
 /** Disallowed URLs are dropped without a request; bound the work one release may do. */
 const MAX_DROPS_PER_RELEASE = 512;
 
-export class Schedule implements Processor<CanonicalUrl | FetchResult> {
+const inputs = [fetched, deduped] as const;
+const outputs = [scheduled] as const;
+type In = TopicValues<typeof inputs>;
+type Out = TopicValues<typeof outputs>;
+
+export interface ScheduleServices {
+  config: CrawlConfig;
+  /** The global page budget (--max-pages), shared by the schedule tasks of one process. */
+  budget?: CrawlBudget;
+  /** Kafka pauses releases while the partition count grows (crawlstream scale). */
+  control: RuntimeControl;
+}
+
+export class Schedule implements Processor<In, Out> {
   private hosts!: KeyValueStore<string, HostState>;
   private frontier!: HostFrontier;
   private robots!: RobotsGate;
@@ -30,19 +45,22 @@ export class Schedule implements Processor<CanonicalUrl | FetchResult> {
   private readonly armedAt = new Map<string, number>();
   private queuedTotal = 0;
   private inFlightTotal = 0;
-  private ctx!: ProcessorContext;
+  private ctx!: ProcessorContext<Out>;
+  private readonly config: CrawlConfig;
+  private readonly budget: CrawlBudget | undefined;
+  private readonly control: RuntimeControl;
 
-  constructor(
-    private readonly budget?: CrawlBudget,
-    /** Kafka mode pauses releases while the partition count grows (crawlstream scale). */
-    private readonly control?: CrawlControl,
-  ) {}
+  constructor(services: ScheduleServices) {
+    this.config = services.config;
+    this.budget = services.budget;
+    this.control = services.control;
+  }
 
-  async init(ctx: ProcessorContext): Promise<void> {
+  async init(ctx: ProcessorContext<Out>): Promise<void> {
     this.ctx = ctx;
-    this.hosts = ctx.store(hostsStore.name);
-    this.frontier = new HostFrontier(ctx.store(hostQueueStore.name));
-    this.robots = new RobotsGate(ctx.store<string, RobotsText>(robotsStore.name), ctx.config);
+    this.hosts = ctx.store(hostsStore);
+    this.frontier = new HostFrontier(ctx.store(hostQueueStore));
+    this.robots = new RobotsGate(ctx.store(robotsStore), this.config);
     for await (const [host, h] of this.hosts.entries()) {
       this.budget?.addUsed(h.released);
       if (h.queued === 0 && !h.inFlight) continue;
@@ -54,13 +72,17 @@ export class Schedule implements Processor<CanonicalUrl | FetchResult> {
     this.reportGauges(ctx.now());
   }
 
-  async process(record: InputRecord<CanonicalUrl | FetchResult>, ctx: ProcessorContext): Promise<void> {
+  async process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
     this.ctx = ctx;
-    if (record.topic === 'fetched') await this.onFetched(record.value as FetchResult, ctx.now());
-    else await this.onDiscovered(record.value as CanonicalUrl, ctx.now());
+    switch (record.topic) {
+      case 'fetched':
+        return this.onFetched(record.value, ctx.now());
+      case 'deduped':
+        return this.onDiscovered(record.value, ctx.now());
+    }
   }
 
-  async punctuate(now: number, ctx: ProcessorContext): Promise<void> {
+  async punctuate(now: number, ctx: ProcessorContext<Out>): Promise<void> {
     this.ctx = ctx;
     while (this.timers.peekTime() <= now) {
       const host = this.timers.pop()!;
@@ -73,12 +95,13 @@ export class Schedule implements Processor<CanonicalUrl | FetchResult> {
   }
 
   hasPendingWork(): boolean {
-    const blocked = (this.budget?.exhausted() ?? false) || (this.control?.paused ?? false);
+    const blocked = (this.budget?.exhausted() ?? false) || this.control.paused;
     return this.inFlightTotal > 0 || (this.queuedTotal > 0 && !blocked);
   }
 
   private async onDiscovered(u: CanonicalUrl, now: number): Promise<void> {
-    const { config, metrics } = this.ctx;
+    const { config } = this;
+    const { metrics } = this.ctx;
     const h = this.host(u.host, u.url);
     if (h.admitted >= config.maxPagesPerHost) return metrics.count('dropped.host-budget');
     if (h.robotsGaveUpUntil > now) return metrics.count('dropped.robots-unreachable');
@@ -112,7 +135,8 @@ export class Schedule implements Processor<CanonicalUrl | FetchResult> {
   }
 
   private onPageFetched(h: HostState, r: FetchResult, now: number): void {
-    const { config, metrics } = this.ctx;
+    const { config } = this;
+    const { metrics } = this.ctx;
     const errorKind = r.error.split(':', 1)[0];
     const throttled = r.status === 429 || (r.status === 503 && r.retry_after_ms > 0);
     const failed = r.status >= 500 || (r.status === 0 && RETRYABLE_ERRORS.has(errorKind));
@@ -145,7 +169,7 @@ export class Schedule implements Processor<CanonicalUrl | FetchResult> {
   /** Releases the host's next fetch if its slot is free and its timer has passed. */
   private async tryRelease(h: HostState, now: number): Promise<void> {
     if (h.inFlight) return;
-    if (this.control?.paused) return this.arm(h, now + 200);
+    if (this.control.paused) return this.arm(h, now + 200);
     if (h.queued === 0) return this.deactivate(h);
     if (now < h.nextFetchAt) return this.arm(h, h.nextFetchAt);
     const robots = this.robots.state(h, now);
@@ -211,7 +235,7 @@ export class Schedule implements Processor<CanonicalUrl | FetchResult> {
 
   private host(host: string, url: string): HostState {
     let h = this.active.get(host) ?? this.hosts.get(host);
-    if (!h) h = newHostState(host, url.slice(0, url.indexOf(':')), this.ctx.config.defaultDelayMs);
+    if (!h) h = newHostState(host, url.slice(0, url.indexOf(':')), this.config.defaultDelayMs);
     this.active.set(host, h);
     return h;
   }
@@ -252,8 +276,10 @@ const RETRYABLE_ERRORS = new Set(['timeout', 'connect', 'dns', 'protocol']);
 export const scheduleProcessor = defineProcessor({
   name: 'schedule',
   description: 'Politeness and robots.txt: one request in flight per host, delays from the end of the last fetch, Retry-After, backoff, budgets, breadth-first per host.',
+  inputs,
+  outputs,
   stores: [hostsStore, hostQueueStore, robotsStore],
   punctuateEveryMs: 10,
   delivery: 'Exactly once: releases, host timers and queue changes commit together with the input position. A fetch redone after a crash is released only once; its second completion is ignored.',
-  create: (env) => new Schedule(env.resources.crawlBudget as CrawlBudget | undefined, env.resources.crawlControl as CrawlControl | undefined),
+  create: (s: ScheduleServices) => new Schedule(s),
 });

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { TopologyTestDriver } from '../engine/test-driver/topology-test-driver.js';
+import { crawlTestDriver, type CrawlTestDriver } from '../crawl/crawl-test-driver.js';
 import type { ParsedPage, SimhashBand } from '../schemas/records.js';
 import { MIN_TEXT_FOR_SIMHASH, bandKey } from './simhash-bands.js';
 
@@ -15,9 +15,9 @@ function parsed(over: Partial<ParsedPage> = {}): ParsedPage {
 }
 
 async function bands(page: ParsedPage) {
-  const d = await TopologyTestDriver.create({ processors: ['simhash-bands'] });
+  const d = await crawlTestDriver({ processors: ['simhash-bands'] });
   await d.pipe('parsed', page.host, page);
-  const out = d.readOutput<SimhashBand>('simhash-bands');
+  const out = d.readOutput('simhash-bands');
   await d.close();
   return out;
 }

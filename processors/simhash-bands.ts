@@ -2,9 +2,9 @@
 // simhash into four 16-bit bands keyed by band and value: two pages within Hamming distance 3 share at
 // least one band exactly (pigeonhole), so their band records meet in the same near-dup task,
 // whatever hosts they come from.
-import type { InputRecord, Processor, ProcessorContext } from '../engine/processor.js';
-import { defineProcessor } from '../engine/topology.js';
-import type { ParsedPage, SimhashBand } from '../schemas/records.js';
+import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../engine/api.js';
+import type { SimhashBand } from '../schemas/records.js';
+import { parsed, simhashBands } from '../crawl/topics.js';
 
 /** Pages with less text than this are too short for a meaningful simhash (error pages, stubs). */
 export const MIN_TEXT_FOR_SIMHASH = 200;
@@ -13,8 +13,13 @@ export function bandKey(band: number, simhash: Buffer): string {
   return `b${band}:${simhash.toString('hex', band * 2, band * 2 + 2)}`;
 }
 
-class SimhashBands implements Processor<ParsedPage> {
-  process(record: InputRecord<ParsedPage>, ctx: ProcessorContext): void {
+const inputs = [parsed] as const;
+const outputs = [simhashBands] as const;
+type In = TopicValues<typeof inputs>;
+type Out = TopicValues<typeof outputs>;
+
+class SimhashBands implements Processor<In, Out> {
+  process(record: RecordOf<In>, ctx: ProcessorContext<Out>): void {
     const p = record.value;
     if (p.error || p.text_length < MIN_TEXT_FOR_SIMHASH) return;
     for (let band = 0; band < 4; band++) {
@@ -29,6 +34,8 @@ class SimhashBands implements Processor<ParsedPage> {
 export const simhashBandsProcessor = defineProcessor({
   name: 'simhash-bands',
   description: 'Re-keys each page by the four 16-bit bands of its simhash, so near-duplicate candidates from any host meet in one task.',
+  inputs,
+  outputs,
   stores: [],
   delivery: 'Stateless: band records of a page are written once per parsed record.',
   create: () => new SimhashBands(),

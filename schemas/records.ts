@@ -118,14 +118,3 @@ export interface Duplicate {
   distance: number;
   detected_at: number;
 }
-
-export interface DeadLetter {
-  topic: string;
-  partition: number;
-  offset: number;
-  key: string;
-  processor: string;
-  reason: string;
-  value: Buffer;
-  failed_at: number;
-}

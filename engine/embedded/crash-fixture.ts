@@ -1,49 +1,31 @@
-// A child process for the kill -9 tests of the embedded runtime: a two-stage topology over N seeded
-// records, with a store updated per record. Prints `DONE <json>` with what the log and stores hold.
+// A child process for the kill -9 tests of the embedded runtime: the word count over N lines. It prints
+// `SEEDED <lines>` after each committed chunk of input, `PROGRESS <counts>` as counts are committed,
+// and `DONE <json>` with what the logs and the store hold once everything is processed.
 import { EmbeddedRuntime } from './embedded-runtime.js';
-import { defaultCrawlConfig } from '../../crawl/config.js';
-import type { KeyValueStore } from '../stores/key-value-store.js';
-import { countingRecord, countingTopology } from '../test-driver/counting-topology.js';
+import { corpusLine, totals, wordCountTopology } from '../examples/word-count.js';
 
 const [dataDir, total] = [process.argv[2], Number(process.argv[3])];
-const started = Date.now();
-const topology = countingTopology();
-
 const runtime = await EmbeddedRuntime.open({
-  dataDir, topology, config: defaultCrawlConfig(), partitions: 3, resources: {},
+  dataDir, topology: wordCountTopology(), services: { cpuPerRecord: 20_000 }, partitions: 3,
   log: { info: () => {}, warn: (m) => process.stderr.write(m + '\n') },
 });
+const sum = (topic: string) => Array.from({ length: runtime.partitions }, (_, p) => runtime.log(topic, p).end).reduce((a, b) => a + b, 0);
 await runtime.start();
-let present = 0;
-for (let p = 0; p < runtime.partitions; p++) present += runtime.log('in', p).end;
+const progress = setInterval(() => process.stdout.write(`PROGRESS ${sum('counts')}\n`), 10);
 // Seeding in chunks: each chunk is one commit, so a kill leaves whole chunks and the count tells where to go on.
-for (let start = present; start < total; start += 500) {
+for (let start = sum('lines'); start < total; start += 250) {
   const chunk = [];
-  for (let i = start; i < Math.min(total, start + 500); i++) {
-    const { key, value } = countingRecord(i);
-    chunk.push(runtime.produce('in', key, value));
-  }
+  for (let i = start; i < Math.min(total, start + 250); i++) chunk.push(runtime.produce('lines', `doc${i}`, corpusLine(i)));
   await Promise.all(chunk);
+  process.stdout.write(`SEEDED ${Math.min(total, start + 250)}\n`);
 }
-process.stdout.write(`SEEDED ${Date.now() - started}\n`);
 await runtime.whenIdle();
-let countSum = 0;
-let seenEntries = 0;
-let seenTwice = 0;
+clearInterval(progress);
+const counts: Record<string, number> = {};
 for (const task of runtime.tasks) {
-  // Reach into the task's stores through a processor context-free path: iterate entries.
-  const stores = (task as unknown as { stores: KeyValueStore<string, number>[] }).stores;
-  for (const s of stores) {
-    for await (const [, v] of s.entries()) {
-      if (s.name === 'counts') countSum += v;
-      else {
-        seenEntries++;
-        if (v !== 1) seenTwice++;
-      }
-    }
-  }
+  if (task.node.name !== 'count') continue;
+  for await (const [word, n] of task.storeOf(totals).entries()) counts[word] = n;
 }
-let midRecords = 0;
-for (let p = 0; p < runtime.partitions; p++) midRecords += runtime.log('mid', p).end;
+const result = { counts, words: sum('words'), countRecords: sum('counts') };
 await runtime.stop();
-process.stdout.write(`DONE ${JSON.stringify({ countSum, seenEntries, seenTwice, midRecords })}\n`);
+process.stdout.write(`DONE ${JSON.stringify(result)}\n`);

@@ -3,14 +3,13 @@
 // the log, then ONE LevelDB batch records the store writes, the input positions and the new log
 // ends. A kill -9 at any point leaves either the whole commit or none of it (DESIGN §3.3).
 import { join } from 'node:path';
-import type { Logger } from '../processor.js';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../api.js';
 import { LevelStore } from '../stores/level-store.js';
 import { LocalSchemaRegistry } from '../avro/local-schema-registry.js';
-import { loadSchema } from '../../schemas/schema-files.js';
 import { TopicCodecs } from '../avro/topic-codecs.js';
-import type { CrawlConfig } from '../../crawl/config.js';
 import { bucketsOfPartition, partitionFor } from '../partitioning.js';
-import type { ProcessorResources, Topology } from '../topology.js';
+import type { Topology } from '../topology.js';
 import { StreamTask, type OutputRecord, type RawRecord, type TaskCommit } from '../task/stream-task.js';
 import { PartitionLog, type AppendRecord, type LogEnd } from './partition-log.js';
 import {
@@ -18,15 +17,15 @@ import {
   type StateDb,
 } from './state-db.js';
 
-export interface EmbeddedOptions {
+export interface EmbeddedOptions<S> {
   dataDir: string;
-  topology: Topology;
-  config: CrawlConfig;
+  topology: Topology<S>;
   /** Partition count for a new data directory; an existing one keeps its own (see `crawlstream scale`). */
   partitions?: number;
   /** Processors to run (default all). */
-  processors?: string[];
-  resources: ProcessorResources;
+  processors?: readonly string[];
+  /** What the topology's processors are created from (clients, pools, configuration). */
+  services: S;
   log: Logger;
   clock?: () => number;
   /** Consumer identity of a processor; replays use their own so a live crawl is not disturbed. */
@@ -44,31 +43,32 @@ export interface EmbeddedOptions {
 
 export const DEFAULT_PARTITIONS = 8;
 
-export class EmbeddedRuntime {
-  readonly tasks: StreamTask[] = [];
+export class EmbeddedRuntime<S = unknown> {
+  readonly tasks: StreamTask<S>[] = [];
   private readonly logs = new Map<string, PartitionLog>();
-  private readonly consumers = new Map<string, StreamTask[]>();
+  private readonly consumers = new Map<string, StreamTask<S>[]>();
   private readonly pendingProduce: { outputs: OutputRecord[]; resolve: () => void }[] = [];
   private committing = false;
   private commitAgain = false;
   private lastCommit = 0;
   private stopping = false;
   private readonly timers: NodeJS.Timeout[] = [];
-  private readonly toPump = new Set<StreamTask>();
+  private readonly toPump = new Set<StreamTask<S>>();
   private pumpScheduled = false;
   private fatal: Error | undefined;
   readonly clock: () => number;
 
   private constructor(
-    private readonly options: EmbeddedOptions,
+    private readonly options: EmbeddedOptions<S>,
     readonly db: StateDb,
     readonly codecs: TopicCodecs,
     readonly partitions: number,
+    readonly logId: string,
   ) {
     this.clock = options.clock ?? Date.now;
   }
 
-  static async open(options: EmbeddedOptions): Promise<EmbeddedRuntime> {
+  static async open<S>(options: EmbeddedOptions<S>): Promise<EmbeddedRuntime<S>> {
     const db = await openStateDb(join(options.dataDir, 'state'));
     try {
       const stored = await readJson<number>(db, metaKey('partitions'));
@@ -81,8 +81,10 @@ export class EmbeddedRuntime {
       if (stored === undefined) await db.put(metaKey('partitions'), encodeJson(partitions));
       const registry = new LocalSchemaRegistry(db.sublevel<string, string>('registry', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as never);
       const codecs = new TopicCodecs(registry);
-      for (const topic of options.topology.topics.values()) await codecs.addTopic(topic.name, loadSchema(topic.schema));
-      const runtime = new EmbeddedRuntime(options, db, codecs, partitions);
+      for (const topic of options.topology.topics.values()) await codecs.addTopic(topic.name, topic.schema);
+      let logId = await readJson<string>(db, metaKey('log-id'));
+      if (logId === undefined) await db.put(metaKey('log-id'), encodeJson((logId = randomUUID())));
+      const runtime = new EmbeddedRuntime(options, db, codecs, partitions, logId);
       await runtime.openLogs();
       await runtime.createTasks();
       return runtime;
@@ -104,10 +106,10 @@ export class EmbeddedRuntime {
 
   /** Initializes every task (restoring in-memory indexes from stores) and starts processing. */
   async start(): Promise<void> {
-    await Promise.all(this.tasks.map((t) => t.init()));
-    const byInterval = new Map<number, StreamTask[]>();
+    await Promise.all(this.tasks.map((t) => this.restore(t)));
+    const byInterval = new Map<number, StreamTask<S>[]>();
     for (const t of this.tasks) {
-      const every = t.node.punctuateEveryMs;
+      const every = t.node.definition.punctuateEveryMs;
       if (every) byInterval.set(every, [...(byInterval.get(every) ?? []), t]);
     }
     for (const [every, tasks] of byInterval) {
@@ -126,6 +128,7 @@ export class EmbeddedRuntime {
 
   /** Appends a record from outside the topology (seeding) as a commit of its own. */
   produce(topic: string, key: string, value: unknown): Promise<void> {
+    if (!this.options.topology.topics.has(topic)) throw new Error(`no topic named ${topic} in the topology`);
     const timestamp = this.clock();
     const outputs = [{ topic, key, value: this.codecs.encode(topic, value), timestamp }];
     return new Promise((resolve) => {
@@ -196,31 +199,21 @@ export class EmbeddedRuntime {
 
   private async createTasks(): Promise<void> {
     const names = this.options.processors;
-    const env = { config: this.options.config, resources: this.options.resources };
     for (const node of this.options.topology.processors) {
       if (names && !names.includes(node.name)) continue;
       for (let p = 0; p < this.partitions; p++) {
         const owned = bucketsOfPartition(p, this.partitions);
-        const positions = new Map();
-        for (const topic of node.inputs) {
-          const group = this.group(node.name);
-          const stored = await readPosition(this.db, group, topic, p);
-          const log = this.log(topic, p);
-          positions.set(topic, stored ?? { base: this.options.startAt?.(group, topic, log) ?? log.start, done: [] });
-        }
         const owns = this.options.owns;
-        const task: StreamTask = new StreamTask({
+        const task: StreamTask<S> = new StreamTask({
           node,
           partition: p,
-          processor: node.create(env),
-          stores: node.stores.map((spec) => new LevelStore(this.db as never, spec, owned)),
-          positions,
+          services: this.options.services,
+          stores: node.definition.stores.map((spec) => new LevelStore(this.db as never, spec, owned)),
           codecs: this.codecs,
-          config: this.options.config,
+          logId: this.logId,
           clock: this.clock,
           log: this.options.log,
           owns: owns ? (r) => owns(r, p, this.partitions) : (r) => partitionFor(r.key, this.partitions) === p,
-          counters: await readCounters(this.db, this.group(node.name), p),
           onActivity: () => {
             this.requestCommit();
             this.pumpSoon(task);
@@ -232,7 +225,20 @@ export class EmbeddedRuntime {
     }
   }
 
-  private pumpSoon(task: StreamTask): void {
+  /** Reads a task's positions and counters (its stores are the shared database itself) and starts it. */
+  private async restore(task: StreamTask<S>): Promise<void> {
+    task.restoring();
+    const group = this.group(task.node.name);
+    const positions = new Map();
+    for (const topic of task.node.inputs) {
+      const stored = await readPosition(this.db, group, topic, task.partition);
+      const log = this.log(topic, task.partition);
+      positions.set(topic, stored ?? { base: this.options.startAt?.(group, topic, log) ?? log.start, done: [] });
+    }
+    await task.start(positions, await readCounters(this.db, group, task.partition));
+  }
+
+  private pumpSoon(task: StreamTask<S>): void {
     this.toPump.add(task);
     if (this.pumpScheduled) return;
     this.pumpScheduled = true;
@@ -244,7 +250,7 @@ export class EmbeddedRuntime {
     });
   }
 
-  private pump(task: StreamTask): void {
+  private pump(task: StreamTask<S>): void {
     if (this.stopping) return;
     for (const topic of task.node.inputs) {
       const log = this.log(topic, task.partition);
@@ -291,7 +297,7 @@ export class EmbeddedRuntime {
   }
 
   private async commitRound(): Promise<void> {
-    const commits: [StreamTask, TaskCommit][] = [];
+    const commits: [StreamTask<S>, TaskCommit][] = [];
     for (const task of this.tasks) {
       const commit = task.takeCommit();
       if (commit) commits.push([task, commit]);

@@ -1,10 +1,11 @@
-// Connecting to a Kafka cluster for crawlstream: client settings, the crawl-config topic and the
-// topology's codecs over the Confluent-compatible registry. Shared by worker, seed, status, topics.
+// Connecting to a Kafka cluster: client settings, the cluster-wide state every worker follows (the
+// application's options, pause and partition generation, the log identity) and the topology's codecs
+// over the Confluent-compatible registry. Shared by the runtime and the Kafka commands. kafkajs is
+// used here and in the other files of this folder only: a maintained client replaces it here.
 import { Kafka, logLevel, type Admin, type LogEntry } from 'kafkajs';
-import type { Logger } from '../processor.js';
-import { loadSchema } from '../../schemas/schema-files.js';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../api.js';
 import { TopicCodecs } from '../avro/topic-codecs.js';
-import { CRAWL_LEVEL_OPTIONS, type CrawlConfig } from '../../crawl/config.js';
 import type { Topology } from '../topology.js';
 import { ConfluentSchemaRegistry } from './confluent-registry.js';
 import { restoreChangelogs } from './changelog-restore.js';
@@ -50,14 +51,14 @@ export async function connectCluster(o: ClusterOptions): Promise<Cluster> {
 /** Registers every topic's value schema as `<physical topic>-value`; an incompatible one stops us here. */
 export async function topologyCodecs(topology: Topology, names: KafkaNames, registryUrl: string): Promise<TopicCodecs> {
   const codecs = new TopicCodecs(new ConfluentSchemaRegistry(registryUrl));
-  for (const topic of topology.topics.values()) await codecs.addTopic(topic.name, loadSchema(topic.schema), names.topic(topic.name));
+  for (const topic of topology.topics.values()) await codecs.addTopic(topic.name, topic.schema, names.topic(topic.name));
   return codecs;
 }
 
 export async function missingTopics(cluster: Cluster, topology: Topology): Promise<string[]> {
   const existing = new Set(await cluster.admin.listTopics());
   return [...topology.topics.keys()].map((t) => cluster.names.topic(t)).filter((t) => !existing.has(t)).concat(
-    existing.has(cluster.names.crawlConfig) ? [] : [cluster.names.crawlConfig],
+    existing.has(cluster.names.stateTopic) ? [] : [cluster.names.stateTopic],
   );
 }
 
@@ -66,64 +67,89 @@ export async function partitionCount(cluster: Cluster, topic: string): Promise<n
   return topics[0]?.partitions.length ?? 0;
 }
 
-type CrawlLevel = Pick<CrawlConfig, (typeof CRAWL_LEVEL_OPTIONS)[number]>;
-
-/** Crawl-wide state every worker follows, beside the crawl-level options. */
-export interface CrawlControlState {
-  /** While true no worker releases a fetch (scale drains the crawl this way). */
+/** Cluster-wide switches every worker follows, beside the application's options. */
+export interface ControlState {
+  /** While true no worker releases new work (scale drains the cluster this way). */
   paused: boolean;
   /** Bumped when the partition count changes: workers re-open their tasks for the new count. */
   generation: number;
   partitions: number;
 }
 
-export interface CrawlState {
-  options: Partial<CrawlConfig>;
-  control: CrawlControlState;
+/** `options` is the application's (e.g. crawl-level options written by `seed`), opaque to the engine. */
+export interface ClusterState<O = Record<string, unknown>> {
+  options: O;
+  control: ControlState;
 }
 
-export async function writeCrawlState(cluster: Cluster, state: CrawlState): Promise<void> {
-  const options = Object.fromEntries(CRAWL_LEVEL_OPTIONS.filter((k) => k in state.options).map((k) => [k, state.options[k]])) as Partial<CrawlLevel>;
+const STATE_KEY = 'crawl';
+const LOG_ID_KEY = 'log-id';
+
+async function send(cluster: Cluster, key: string, value: string): Promise<void> {
   const producer = cluster.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   try {
-    await producer.send({ topic: cluster.names.crawlConfig, messages: [{ key: 'crawl', value: JSON.stringify({ options, control: state.control }) }] });
+    await producer.send({ topic: cluster.names.stateTopic, messages: [{ key, value }] });
   } finally {
     await producer.disconnect();
   }
 }
 
-/** The crawl's state as the last `seed` or `scale` left it, or undefined before the first seed. */
-export async function readCrawlState(cluster: Cluster): Promise<CrawlState | undefined> {
-  let latest: CrawlState | undefined;
-  await restoreChangelogs(cluster.kafka, cluster.admin, [{ topic: cluster.names.crawlConfig, partition: 0, from: 0 }], async (_t, entries) => {
-    for (const e of entries) if (e.value) latest = JSON.parse(e.value.toString('utf8')) as CrawlState;
+async function readLatest(cluster: Cluster): Promise<Map<string, string>> {
+  const latest = new Map<string, string>();
+  await restoreChangelogs(cluster.kafka, cluster.admin, [{ topic: cluster.names.stateTopic, partition: 0, from: 0 }], async (_t, entries) => {
+    for (const e of entries) if (e.value) latest.set(e.key.toString('utf8'), e.value.toString('utf8'));
   });
   return latest;
 }
 
-/** Waits for a crawl to be seeded (workers may start first). */
-export async function awaitCrawlState(cluster: Cluster, log: Logger, signal?: AbortSignal): Promise<CrawlState> {
+export async function writeClusterState<O>(cluster: Cluster, state: ClusterState<O>): Promise<void> {
+  await send(cluster, STATE_KEY, JSON.stringify({ options: state.options, control: state.control }));
+}
+
+/** The state as the last `seed` or `scale` left it, or undefined before the first seed. */
+export async function readClusterState<O>(cluster: Cluster): Promise<ClusterState<O> | undefined> {
+  const raw = (await readLatest(cluster)).get(STATE_KEY);
+  return raw === undefined ? undefined : (JSON.parse(raw) as ClusterState<O>);
+}
+
+/**
+ * A new identity for the topics, written whenever `topics create` had to create one of them: offsets
+ * kept outside Kafka (a sink's, in ClickHouse) are keyed by it, so recreated topics, whose offsets
+ * start again at 0, are never mistaken for the old ones. (kafkajs does not expose Kafka's topic ids.)
+ */
+export async function renewLogId(cluster: Cluster): Promise<string> {
+  const id = randomUUID();
+  await send(cluster, LOG_ID_KEY, id);
+  return id;
+}
+
+export async function readLogId(cluster: Cluster): Promise<string | undefined> {
+  return (await readLatest(cluster)).get(LOG_ID_KEY);
+}
+
+/** Waits for the application to be seeded (workers may start first). */
+export async function awaitClusterState<O>(cluster: Cluster, log: Logger, signal?: AbortSignal): Promise<ClusterState<O>> {
   let told = false;
   while (!signal?.aborted) {
-    const stored = await readCrawlState(cluster);
+    const stored = await readClusterState<O>(cluster);
     if (stored) return stored;
-    if (!told) log.info(`waiting for a crawl: run \`crawlstream seed\` to start one (${cluster.names.crawlConfig} is empty)`);
+    if (!told) log.info(`waiting for a crawl: run \`crawlstream seed\` to start one (${cluster.names.stateTopic} is empty)`);
     told = true;
     await new Promise((r) => setTimeout(r, 1000));
   }
   throw new Error('stopped before a crawl was seeded');
 }
 
-/** Follows the crawl state as it changes; returns a function that stops following. */
-export async function watchCrawlState(cluster: Cluster, id: string, onChange: (state: CrawlState) => void): Promise<() => Promise<void>> {
+/** Follows the state as it changes; returns a function that stops following. */
+export async function watchClusterState<O>(cluster: Cluster, id: string, onChange: (state: ClusterState<O>) => void): Promise<() => Promise<void>> {
   const consumer = cluster.kafka.consumer({ groupId: `crawlstream-watch-${id}`, maxWaitTimeInMs: 200, readUncommitted: false });
   await consumer.connect();
-  await consumer.subscribe({ topic: cluster.names.crawlConfig, fromBeginning: true });
+  await consumer.subscribe({ topic: cluster.names.stateTopic, fromBeginning: true });
   await consumer.run({
     autoCommit: false,
     eachMessage: async ({ message }) => {
-      if (message.value) onChange(JSON.parse(message.value.toString('utf8')) as CrawlState);
+      if (message.value && message.key?.toString('utf8') === STATE_KEY) onChange(JSON.parse(message.value.toString('utf8')) as ClusterState<O>);
     },
   });
   return () => consumer.disconnect();

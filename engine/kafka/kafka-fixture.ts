@@ -1,14 +1,18 @@
-// A worker child process for the Kafka runtime's failover tests, running the counting topology.
-import { KafkaWorker } from './kafka-worker.js';
-import { countingTopology } from '../test-driver/counting-topology.js';
+// A worker child process for the Kafka runtime's failover tests: the word count on KafkaRuntime.
+// Prints READY once its tasks run; SIGTERM stops it cleanly.
+import { connectCluster } from './kafka-cluster.js';
+import { KafkaRuntime } from './kafka-runtime.js';
+import { wordCountTopology } from '../examples/word-count.js';
 
 const [brokers, registryUrl, prefix, dataDir, cpu] = process.argv.slice(2);
-const worker = new KafkaWorker({
-  brokers: [brokers], registryUrl, prefix, dataDir, allowNetworks: [], sessionTimeoutMs: 6000,
-  topology: countingTopology(Number(cpu ?? 20_000)), log: { info: (m) => process.stderr.write(`${m}\n`), warn: (m) => process.stderr.write(`warn: ${m}\n`) },
+const log = { info: (m: string) => process.stderr.write(`${m}\n`), warn: (m: string) => process.stderr.write(`warn: ${m}\n`) };
+const cluster = await connectCluster({ brokers: [brokers], prefix, log });
+const runtime = new KafkaRuntime({
+  cluster, topology: wordCountTopology(), services: { cpuPerRecord: Number(cpu ?? 0) }, control: { paused: false },
+  registryUrl, dataDir, log, sessionTimeoutMs: 6000,
 });
-await worker.start();
+await runtime.start();
 process.stdout.write('READY\n');
 process.on('SIGTERM', () => {
-  void worker.stop().then(() => process.exit(0));
+  void runtime.stop().then(() => cluster.close()).then(() => process.exit(0));
 });

@@ -1,4 +1,4 @@
-// Names of everything crawlstream creates on a Kafka cluster. A prefix (--topic-prefix) lets several
+// Names of everything the engine creates on a Kafka cluster. A prefix (--topic-prefix) lets several
 // crawls share a cluster; all names derive from it here and nowhere else.
 
 export class KafkaNames {
@@ -28,8 +28,12 @@ export class KafkaNames {
     return `${this.prefix}${this.identity}.${processor}.${partition}`;
   }
 
-  /** Crawl-level options written by `seed`, read by every worker (compacted, one partition). */
-  get crawlConfig(): string {
+  /**
+   * The cluster-wide state (application options, pause, generation, log identity) written by `seed`,
+   * `scale` and `topics create`, read by every worker (compacted, one partition). The name predates
+   * the engine's split from the crawler and is kept so existing clusters stay readable.
+   */
+  get stateTopic(): string {
     return `${this.prefix}crawlstream.crawl-config`;
   }
 

@@ -1,15 +1,14 @@
-// The Kafka runtime on a real broker and registry (scripts/dev-services.sh up), with the counting
-// topology: exactly-once through a worker killed with -9, and dead letters for undecodable records.
+// The Kafka runtime on a real broker and registry (scripts/dev-services.sh up), with the word count:
+// exactly-once through a worker killed with -9, and dead letters for undecodable records.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { countingRecord, countingTopology } from '../test-driver/counting-topology.js';
-import { defaultCrawlConfig } from '../../crawl/config.js';
+import { corpusLine, wordCountTopology, type Count } from '../examples/word-count.js';
 import { partitionFor } from '../partitioning.js';
-import { connectCluster, topologyCodecs, writeCrawlState, type Cluster } from './kafka-cluster.js';
+import { connectCluster, renewLogId, topologyCodecs, writeClusterState, type Cluster } from './kafka-cluster.js';
 import { createTopics, plannedTopics } from './topic-admin.js';
 import { restoreChangelogs } from './changelog-restore.js';
 import { requireServices } from '../../test/support/services.js';
@@ -20,7 +19,7 @@ const fixture = new URL('./kafka-fixture.js', import.meta.url).pathname;
 function startWorker(prefix: string): Promise<ChildProcess> {
   const { kafka, registry } = requireServices();
   const dataDir = mkdtempSync(join(tmpdir(), 'kworker-'));
-  const child = spawn(process.execPath, [fixture, kafka, registry, prefix, dataDir, '400000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [fixture, kafka, registry, prefix, dataDir, '200000'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
   return new Promise((resolve, reject) => {
@@ -46,8 +45,9 @@ describe('Kafka runtime', () => {
   before(async () => {
     const { kafka } = requireServices();
     cluster = await connectCluster({ brokers: [kafka], prefix, log: { info: () => {}, warn: () => {} } });
-    await createTopics(cluster.admin, plannedTopics(countingTopology(), cluster.names, PARTITIONS));
-    await writeCrawlState(cluster, { options: defaultCrawlConfig(), control: { paused: false, generation: 0, partitions: PARTITIONS } });
+    await createTopics(cluster.admin, plannedTopics(wordCountTopology(), cluster.names, PARTITIONS));
+    await renewLogId(cluster);
+    await writeClusterState(cluster, { options: {}, control: { paused: false, generation: 0, partitions: PARTITIONS } });
   });
 
   after(async () => {
@@ -55,73 +55,73 @@ describe('Kafka runtime', () => {
     await cluster?.close();
   });
 
-  it('should process every record exactly once when one of two workers is killed with -9', async () => {
-    const total = 4000;
-    const codecs = await topologyCodecs(countingTopology(), cluster.names, requireServices().registry);
+  it('should count every word exactly once when one of two workers is killed with -9', async () => {
+    const total = 1000;
+    const words = total * 4;
+    const codecs = await topologyCodecs(wordCountTopology(), cluster.names, requireServices().registry);
     const producer = cluster.kafka.producer();
     await producer.connect();
     const messages = Array.from({ length: total }, (_, i) => {
-      const { key, value } = countingRecord(i);
-      return { key, value: codecs.encode('in', value), partition: partitionFor(key, PARTITIONS) };
+      const line = corpusLine(i);
+      return { key: line.doc, value: codecs.encode('lines', line), partition: partitionFor(line.doc, PARTITIONS) };
     });
-    await producer.send({ topic: cluster.names.topic('in'), messages });
+    await producer.send({ topic: cluster.names.topic('lines'), messages });
     await producer.disconnect();
 
     const a = await startWorker(prefix);
     const b = await startWorker(prefix);
     workers.push(a, b);
-    // Kill one worker while records flow: after some output is committed, well before the end.
+    // Kill one worker while records flow: after some counts are committed, well before the end.
     let progress = 0;
-    while (progress < total / 10) {
+    while (progress < words / 10) {
       await new Promise((r) => setTimeout(r, 100));
-      progress = (await cluster.admin.fetchTopicOffsets(cluster.names.topic('mid'))).reduce((n, o) => n + Number(o.high), 0);
+      progress = (await cluster.admin.fetchTopicOffsets(cluster.names.topic('counts'))).reduce((n, o) => n + Number(o.high), 0);
     }
     a.kill('SIGKILL');
-    assert.ok(progress < total * 0.8, `the kill came mid-way (${progress} of ${total} offsets written)`);
+    assert.ok(progress < words * 0.8, `the kill came mid-way (${progress} of ${words} offsets written)`);
 
-    let mid: { key: string }[] = [];
-    const deadline = Date.now() + 120_000;
+    // Done when every word's count reached its expected total (read_committed: aborted writes never show).
+    const expected = new Map<string, number>();
+    for (let i = 0; i < total; i++) for (const w of corpusLine(i).text.split(' ')) expected.set(w, (expected.get(w) ?? 0) + 1);
+    let records: { key: string; value: Buffer | null }[] = [];
+    const latest = new Map<string, number>();
+    const deadline = Date.now() + 180_000;
     while (Date.now() < deadline) {
-      mid = await readAll(cluster, cluster.names.topic('mid'));
-      if (mid.length >= total) break;
+      records = await readAll(cluster, cluster.names.topic('counts'));
+      for (const r of records) latest.set(r.key, codecs.decode<Count>('counts', r.value!).count);
+      if ([...expected].every(([w, n]) => (latest.get(w) ?? 0) >= n)) break;
       await new Promise((r) => setTimeout(r, 1000));
     }
-    await new Promise((r) => setTimeout(r, 3000));
-    mid = await readAll(cluster, cluster.names.topic('mid'));
-    assert.equal(mid.length, total, 'the intermediate topic holds each record exactly once (read_committed)');
-
-    const counts = new Map<string, number>();
-    for (const e of await readAll(cluster, cluster.names.changelog('copy', 'counts'))) if (e.value) counts.set(e.key, Number(JSON.parse(e.value.toString('utf8'))));
-    const sum = [...counts.values()].reduce((n, v) => n + v, 0);
-    assert.equal(sum, total, 'the store counted each record once, across the failover');
+    assert.deepEqual(new Map([...latest].sort()), new Map([...expected].sort()), 'each word counted once per occurrence');
+    assert.equal(records.length, words, 'one count record per occurrence: none lost, none twice');
   });
 
   it('should send an undecodable record to the dead-letter topic with its reason and move on', async () => {
-    const codecs = await topologyCodecs(countingTopology(), cluster.names, requireServices().registry);
-    const { key, value } = countingRecord(99_999);
-    const partition = partitionFor(key, PARTITIONS);
+    const codecs = await topologyCodecs(wordCountTopology(), cluster.names, requireServices().registry);
+    const line = { doc: 'doc-after-bad', text: 'afterthebadrecord' };
+    const partition = partitionFor(line.doc, PARTITIONS);
     const producer = cluster.kafka.producer();
     await producer.connect();
     await producer.send({
-      topic: cluster.names.topic('in'),
+      topic: cluster.names.topic('lines'),
       messages: [
-        { key, value: Buffer.from('definitely not avro'), partition },
-        { key, value: codecs.encode('in', value), partition },
+        { key: line.doc, value: Buffer.from('definitely not avro'), partition },
+        { key: line.doc, value: codecs.encode('lines', line), partition },
       ],
     });
     await producer.disconnect();
     let letters: { key: string; value: Buffer | null }[] = [];
-    let mid: { key: string; value: Buffer | null }[] = [];
-    for (let i = 0; i < 60 && (letters.length === 0 || !mid.some((m) => m.value && codecs.decode<{ url: string }>('mid', m.value).url === value.url)); i++) {
+    let counted = false;
+    for (let i = 0; i < 60 && (letters.length === 0 || !counted); i++) {
       await new Promise((r) => setTimeout(r, 1000));
       letters = await readAll(cluster, cluster.names.topic('dead-letters'));
-      mid = await readAll(cluster, cluster.names.topic('mid'));
+      counted = (await readAll(cluster, cluster.names.topic('counts'))).some((r) => r.key === 'afterthebadrecord');
     }
     assert.equal(letters.length, 1);
     const letter = codecs.decode<{ topic: string; reason: string; value: Buffer }>('dead-letters', letters[0].value!);
-    assert.equal(letter.topic, 'in');
+    assert.equal(letter.topic, 'lines');
     assert.match(letter.reason, /^undecodable: unknown magic byte/);
     assert.equal(letter.value.toString(), 'definitely not avro', 'the original bytes are kept');
-    assert.ok(mid.some((m) => codecs.decode<{ url: string }>('mid', m.value!).url === value.url), 'the record after it was processed');
+    assert.ok(counted, 'the record after it was processed');
   });
 });

@@ -7,32 +7,32 @@ import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { Admin, Kafka, Message, Producer, TopicMessages } from 'kafkajs';
 import { Level } from 'level';
-import type { Logger } from '../processor.js';
+import type { Logger } from '../api.js';
 import { LevelStore, type BinaryDb } from '../stores/level-store.js';
 import type { TopicCodecs } from '../avro/topic-codecs.js';
-import type { CrawlConfig } from '../../crawl/config.js';
 import { bucketsOfPartition, partitionFor } from '../partitioning.js';
-import type { ProcessorNode, ProcessorResources } from '../topology.js';
+import type { ProcessorNode } from '../topology.js';
 import type { InputPosition } from '../task/input-position.js';
 import { StreamTask, type RawRecord, type TaskCommit } from '../task/stream-task.js';
 import { restoreChangelogs } from './changelog-restore.js';
 import { KafkaNames, POSITIONS_STORE } from './kafka-names.js';
 
-export interface KafkaTaskOptions {
+export interface KafkaTaskOptions<S> {
   /** Which records of the partition the task processes (default: those whose key it owns now). */
   owns?: (record: RawRecord) => boolean;
   /** The task can no longer commit (fenced, or its producer is broken): its runner re-opens it. */
-  onLost: (host: KafkaTaskHost, reason: string) => void;
+  onLost: (host: KafkaTaskHost<S>, reason: string) => void;
   kafka: Kafka;
   admin: Admin;
   names: KafkaNames;
-  node: ProcessorNode;
+  node: ProcessorNode<S>;
   partition: number;
   partitions: number;
   dataDir: string;
   codecs: TopicCodecs;
-  config: CrawlConfig;
-  resources: ProcessorResources;
+  services: S;
+  /** The topics' identity (see renewLogId). */
+  logId: string;
   log: Logger;
   onActivity: () => void;
   /** Default HANDOVER_GRACE_MS. */
@@ -48,26 +48,41 @@ export const HANDOVER_GRACE_MS = 3_000;
 /** Keep each produce request well under the broker's limits; bodies can be megabytes. */
 const MAX_SEND_BYTES = 8 * 1024 * 1024;
 
-export class KafkaTaskHost {
-  task!: StreamTask;
-  private db!: Level<Buffer, Buffer>;
+export class KafkaTaskHost<S = unknown> {
+  readonly task: StreamTask<S>;
+  private readonly db: Level<Buffer, Buffer>;
   private producer!: Producer;
-  private stores: LevelStore<unknown, unknown>[] = [];
   private committing: Promise<void> | undefined;
   private commitWanted = false;
-  private closed = false;
+  /** Set once a commit failed: this instance can no longer tell what is committed. */
   private fenced = false;
   readonly id: string;
 
-  constructor(private readonly o: KafkaTaskOptions) {
+  constructor(private readonly o: KafkaTaskOptions<S>) {
     this.id = `${o.node.name}-${o.partition}`;
+    const { node, partition, names } = o;
+    // Created closed: the stores hold the database now and read it once open() has restored it.
+    this.db = new Level<Buffer, Buffer>(join(o.dataDir, names.group(node.name), String(partition)), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    this.task = new StreamTask({
+      node, partition,
+      services: o.services,
+      stores: node.definition.stores.map((spec) => new LevelStore(this.db as unknown as BinaryDb, spec, bucketsOfPartition(partition, o.partitions))),
+      codecs: o.codecs,
+      logId: o.logId,
+      clock: Date.now,
+      log: o.log,
+      owns: o.owns ?? ((r) => partitionFor(r.key, o.partitions) === partition),
+      onActivity: () => {
+        this.requestCommit();
+        this.o.onActivity();
+      },
+    });
   }
 
   async open(): Promise<void> {
     const { node, partition, names } = this.o;
-    const dir = join(this.o.dataDir, names.group(node.name), String(partition));
-    mkdirSync(dir, { recursive: true });
-    this.db = new Level<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    this.task.restoring();
+    mkdirSync(this.db.location, { recursive: true });
     await this.db.open();
     this.producer = this.o.kafka.producer({
       transactionalId: names.transactionalId(node.name, partition),
@@ -83,8 +98,6 @@ export class KafkaTaskHost {
     // it can commit nothing more, so the changelogs and group offsets we read next cannot move.
     await (await this.producer.transaction()).abort();
     await this.restore();
-    const owned = bucketsOfPartition(partition, this.o.partitions);
-    this.stores = node.stores.map((spec) => new LevelStore(this.db as unknown as BinaryDb, spec, owned));
     const positions = new Map<string, InputPosition>();
     for (const topic of node.inputs) {
       const raw = await this.db.get(POSITION_KEY(topic));
@@ -100,23 +113,9 @@ export class KafkaTaskHost {
       const mine = positions.get(topic)!;
       if (offset > mine.base) positions.set(topic, { base: offset, done: mine.done.filter((d) => d >= offset) });
     }
-    this.task = new StreamTask({
-      node, partition,
-      processor: node.create({ config: this.o.config, resources: this.o.resources }),
-      stores: this.stores,
-      positions,
-      codecs: this.o.codecs,
-      config: this.o.config,
-      clock: Date.now,
-      log: this.o.log,
-      owns: this.o.owns ?? ((r) => partitionFor(r.key, this.o.partitions) === partition),
-      onActivity: () => {
-        this.requestCommit();
-        this.o.onActivity();
-      },
-    });
-    await this.task.init();
+    await this.task.start(positions);
   }
+
 
   /** Everything read so far is committed and nothing is waiting to be. */
   settled(): boolean {
@@ -133,7 +132,7 @@ export class KafkaTaskHost {
 
   /** Commits what the task has finished; one transaction at a time, retried while the broker is away. */
   requestCommit(): void {
-    if (this.closed) return;
+    if (this.task.lifecycle.leaving) return;
     this.scheduleCommit();
   }
 
@@ -160,12 +159,11 @@ export class KafkaTaskHost {
    * its new owner redoes it, and our producer is fenced.
    */
   async close(finish: boolean): Promise<void> {
-    this.closed = true;
-    if (this.task && finish) {
+    if (finish && !this.fenced && this.task.lifecycle.state === 'running') {
       await this.task.close();
       await this.committing;
       this.scheduleCommit();
-    } else if (this.task) {
+    } else {
       await this.task.abandon();
     }
     await this.release();
@@ -177,13 +175,11 @@ export class KafkaTaskHost {
    * misses it is aborted by the fence, and the new owner redoes that work (as after a crash).
    */
   async handOver(): Promise<void> {
-    this.closed = true;
-    if (this.task) {
-      await this.task.handOver();
-      await this.committing;
-      const commit = this.fenced ? undefined : this.task.takeCommit();
-      if (commit) await this.commitWithRetry(commit);
-    }
+    if (this.task.lifecycle.state !== 'running') return this.close(false);
+    await this.task.handOver();
+    await this.committing;
+    const commit = this.fenced ? undefined : this.task.takeCommit();
+    if (commit) await this.commitWithRetry(commit);
     await this.release();
   }
 
@@ -210,7 +206,7 @@ export class KafkaTaskHost {
       this.fenced = true;
       const reason = `${e.type ?? e.name ?? ''} ${e.message ?? ''}`.trim();
       // A task already leaving is not re-opened: its work is its new owner's now.
-      if (this.closed) this.o.log.info(`${this.id}: last commit before leaving failed (${reason}); the new owner redoes that work`);
+      if (this.task.lifecycle.leaving) this.o.log.info(`${this.id}: last commit before leaving failed (${reason}); the new owner redoes that work`);
       else this.o.onLost(this, reason);
     } finally {
       clearTimeout(timer);
@@ -271,7 +267,7 @@ export class KafkaTaskHost {
 
   private async restore(): Promise<void> {
     const { node, names, partition } = this.o;
-    const topics = [...node.stores.map((s) => names.changelog(node.name, s.name)), names.changelog(node.name, POSITIONS_STORE)];
+    const topics = [...node.definition.stores.map((s) => names.changelog(node.name, s.name)), names.changelog(node.name, POSITIONS_STORE)];
     const targets = [];
     for (const topic of topics) {
       const raw = await this.db.get(CHECKPOINT(topic));

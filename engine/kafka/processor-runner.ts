@@ -6,33 +6,32 @@ import type { Consumer, EachBatchPayload } from 'kafkajs';
 import type { RawRecord } from '../task/stream-task.js';
 import { coPartitionedAssigner } from './co-partitioned-assigner.js';
 import { KafkaTaskHost, type KafkaTaskOptions } from './kafka-task-host.js';
+import { OffsetGapGuard } from './offset-gaps.js';
 
 /** What every task of the runner shares; partitions and callbacks are the runner's to fill in. */
-export interface RunnerOptions extends Omit<KafkaTaskOptions, 'partition' | 'onLost' | 'onActivity'> {
+export interface RunnerOptions<S> extends Omit<KafkaTaskOptions<S>, 'partition' | 'onLost' | 'onActivity'> {
   /** Session timeout: how long a dead worker keeps its tasks before they move. */
   sessionTimeoutMs: number;
 }
 
-export class ProcessorRunner {
-  readonly hosts = new Map<number, Promise<KafkaTaskHost | undefined>>();
-  private readonly ready = new Map<number, KafkaTaskHost>();
+export class ProcessorRunner<S = unknown> {
+  readonly hosts = new Map<number, Promise<KafkaTaskHost<S> | undefined>>();
+  private readonly ready = new Map<number, KafkaTaskHost<S>>();
   /** Next offset per input topic-partition, control records included (for idle detection). */
   readonly consumedUpTo = new Map<string, number>();
   private consumer!: Consumer;
   private assignment = new Set<number>();
   private stopping = false;
   private punctuator: NodeJS.Timeout | undefined;
-  /** Per task and input topic: the offset after the last batch the task was given whole (and, under
-   * `gap <topic>`, where the last read-again landed). */
-  private readonly givenUpTo = new WeakMap<KafkaTaskHost, Map<string, number>>();
+  private readonly gaps = new WeakMap<KafkaTaskHost<S>, OffsetGapGuard>();
 
-  constructor(private readonly o: RunnerOptions) {}
+  constructor(private readonly o: RunnerOptions<S>) {}
 
   get name(): string {
     return this.o.node.name;
   }
 
-  tasks(): KafkaTaskHost[] {
+  tasks(): KafkaTaskHost<S>[] {
     return [...this.ready.values()];
   }
 
@@ -60,7 +59,7 @@ export class ProcessorRunner {
     });
     await this.consumer.connect();
     for (const topic of node.inputs) await this.consumer.subscribe({ topic: names.topic(topic), fromBeginning: true });
-    const every = node.punctuateEveryMs;
+    const every = node.definition.punctuateEveryMs;
     if (every) {
       this.punctuator = setInterval(() => {
         const now = Date.now();
@@ -91,7 +90,7 @@ export class ProcessorRunner {
   }
 
   /** A task that can no longer commit is closed without committing and, if still ours, opened afresh. */
-  private reopen(partition: number, lost: KafkaTaskHost, reason: string): void {
+  private reopen(partition: number, lost: KafkaTaskHost<S>, reason: string): void {
     if (this.stopping) return;
     this.o.log.warn(`${lost.id}: cannot commit (${reason}); re-opening it from its last commit`);
     const current = this.hosts.get(partition);
@@ -130,7 +129,7 @@ export class ProcessorRunner {
   }
 
   /** Opens the task, retrying with backoff while the cluster is unreachable and the partition is ours. */
-  private async open(p: number): Promise<KafkaTaskHost | undefined> {
+  private async open(p: number): Promise<KafkaTaskHost<S> | undefined> {
     for (let attempt = 0; !this.stopping; attempt++) {
       const host = new KafkaTaskHost({ ...this.o, partition: p, onActivity: () => {}, onLost: (h, reason) => this.reopen(p, h, reason) });
       try {
@@ -156,7 +155,7 @@ export class ProcessorRunner {
     const hostPromise = this.hosts.get(batch.partition);
     if (!hostPromise) return;
     // Restoring a task can take a while; keep the membership alive meanwhile.
-    let host: KafkaTaskHost | undefined;
+    let host: KafkaTaskHost<S> | undefined;
     const beat = setInterval(() => void heartbeat().catch(() => {}), 1000);
     try {
       host = await hostPromise;
@@ -165,24 +164,17 @@ export class ProcessorRunner {
     }
     if (!host || this.stopping) return;
     const topic = this.o.names.logical(batch.topic);
-    // kafkajs can be ahead of the task: records it delivered went to a task that was then lost, or
-    // were dropped while the task re-opened, and a seek can be lost in a rebalance. Offering what
-    // follows would leave a hole the task never fills (a fetch outcome that never arrives stalls
-    // its host for good), so go back to where the task is. Offsets may skip transaction markers:
-    // only a fetch past both the task and the end of the last batch it was given is a gap.
     const first = batch.firstOffset(); // transaction markers included: null only for an empty batch
-    const from = first === null ? -1 : Number(first);
     const next = host.task.nextOffset(topic);
-    if (from > next && from > (this.givenUpTo.get(host)?.get(topic) ?? next)) {
-      const given = this.givenMap(host);
-      // Reading again from `next` landed here once already: those records no longer exist (retention).
-      if (given.get(`gap ${topic}`) !== from) {
-        given.set(`gap ${topic}`, from);
-        this.o.log.info(`${host.id}: ${topic} was read up to ${from} but the task is at ${next}; reading again from there`);
-        this.consumer.seek({ topic: batch.topic, partition: batch.partition, offset: String(next) });
-        return;
-      }
-      this.o.log.warn(`${host.id}: ${topic} offsets ${next}–${from - 1} are gone from the broker (retention?); going on from ${from}`);
+    const gaps = this.gapGuard(host);
+    const verdict = gaps.check(topic, first === null ? null : Number(first), next);
+    if (verdict.kind === 'seek') {
+      this.o.log.info(`${host.id}: ${topic} was read up to ${first} but the task is at ${next}; reading again from there`);
+      this.consumer.seek({ topic: batch.topic, partition: batch.partition, offset: String(verdict.offset) });
+      return;
+    }
+    if (verdict.kind === 'lost') {
+      this.o.log.warn(`${host.id}: ${topic} offsets ${verdict.from}–${verdict.to} are gone from the broker (retention?); going on from ${verdict.to + 1}`);
     }
     const records: RawRecord[] = [];
     for (const m of batch.messages) {
@@ -205,14 +197,12 @@ export class ProcessorRunner {
         await heartbeat();
       }
     }
-    if (i >= records.length && this.hosts.get(batch.partition) === hostPromise) {
-      this.givenMap(host).set(topic, Number(batch.lastOffset()) + 1);
-    }
+    if (i >= records.length && this.hosts.get(batch.partition) === hostPromise) gaps.givenWhole(topic, Number(batch.lastOffset()));
   }
 
-  private givenMap(host: KafkaTaskHost): Map<string, number> {
-    let given = this.givenUpTo.get(host);
-    if (!given) this.givenUpTo.set(host, (given = new Map()));
-    return given;
+  private gapGuard(host: KafkaTaskHost<S>): OffsetGapGuard {
+    let guard = this.gaps.get(host);
+    if (!guard) this.gaps.set(host, (guard = new OffsetGapGuard()));
+    return guard;
   }
 }

@@ -51,7 +51,7 @@ export async function topicEnds(cluster: Cluster, topics: string[]): Promise<Map
 export function idleVerdict(
   statuses: Map<string, TaskStatus>,
   ends: Map<string, number>,
-  processors: { name: string; inputs: string[] }[],
+  processors: { name: string; inputs: readonly string[] }[],
   partitions: number,
   now: number,
 ): { idle: boolean; reason: string } {
@@ -71,7 +71,7 @@ export function idleVerdict(
 }
 
 /** The cluster-wide idle check behind `status --wait-idle` and `scale`. */
-export async function clusterIdle(cluster: Cluster, processors: { name: string; inputs: string[] }[], topics: string[], partitions: number): Promise<{ idle: boolean; reason: string; statuses: Map<string, TaskStatus> }> {
+export async function clusterIdle(cluster: Cluster, processors: { name: string; inputs: readonly string[] }[], topics: string[], partitions: number): Promise<{ idle: boolean; reason: string; statuses: Map<string, TaskStatus> }> {
   const statuses = await readTaskStatuses(cluster);
   const ends = await topicEnds(cluster, topics);
   return { ...idleVerdict(statuses, ends, processors, partitions, Date.now()), statuses };

@@ -22,14 +22,14 @@ export function plannedTopics(topology: Topology, names: KafkaNames, partitions:
     });
   }
   for (const p of topology.processors) {
-    for (const store of [...p.stores.map((s) => s.name), POSITIONS_STORE]) {
+    for (const store of [...p.definition.stores.map((s) => s.name), POSITIONS_STORE]) {
       plans.push({
         name: names.changelog(p.name, store), partitions,
         configs: { 'cleanup.policy': 'compact', 'max.message.bytes': String(16 * 1024 * 1024), 'min.compaction.lag.ms': '0' },
       });
     }
   }
-  plans.push({ name: names.crawlConfig, partitions: 1, configs: { 'cleanup.policy': 'compact' } });
+  plans.push({ name: names.stateTopic, partitions: 1, configs: { 'cleanup.policy': 'compact' } });
   plans.push({ name: names.taskStatus, partitions: 1, configs: { 'cleanup.policy': 'compact', 'segment.ms': String(60_000) } });
   return plans;
 }

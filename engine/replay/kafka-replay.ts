@@ -1,55 +1,46 @@
-// Replay on Kafka: the chosen processors in this process, as consumer groups of their own
+// Replay on Kafka: a plan's processors in this process, as consumer groups of their own
 // (`<prefix>crawlstream.replay-<id>.<processor>`) starting at the chosen offsets of the source
-// topic, writing private topics that are deleted at the end. The live crawl's workers go on.
-import type { Logger } from '../processor.js';
-import { sharedClickHouse } from '../../clickhouse/connection.js';
-import type { ParserModule } from '../../parsing/parser-module.js';
-import { crawlTopology } from '../../crawl/topology.js';
-import { defaultCrawlConfig } from '../../crawl/config.js';
-import { connectCluster, partitionCount, readCrawlState, topologyCodecs } from '../kafka/kafka-cluster.js';
+// topic, writing private topics that are deleted at the end. The live workers go on.
+import type { Logger } from '../api.js';
+import { connectCluster, partitionCount, readLogId, topologyCodecs } from '../kafka/kafka-cluster.js';
 import { KafkaNames } from '../kafka/kafka-names.js';
 import { ProcessorRunner } from '../kafka/processor-runner.js';
 import { createTopics, plannedTopics } from '../kafka/topic-admin.js';
-import { planReplay } from './replay-plan.js';
-import { ParsePool } from '../../parsing/parse-pool.js';
+import type { ReplayPlan } from './replay-plan.js';
 import { ProgressMeter, type ReplayProgress } from './replay-progress.js';
 
-export interface KafkaReplayOptions {
+export interface KafkaReplayOptions<S> {
   brokers: string[];
   prefix: string;
   registryUrl: string;
-  clickhouseUrl?: string;
-  id: string;
-  from: string;
-  processors: string[];
+  plan: ReplayPlan<S>;
+  services: S;
   since?: number;
   fromOffset?: number;
-  parserModule?: ParserModule;
   log: Logger;
   onProgress?: (p: ReplayProgress) => void;
   signal?: AbortSignal;
   dataDir?: string;
 }
 
-export async function runKafkaReplay(o: KafkaReplayOptions): Promise<ReplayProgress> {
-  const cluster = await connectCluster({ brokers: o.brokers, prefix: o.prefix, clientId: `crawlstream-replay-${o.id}`, log: o.log });
-  const names = new KafkaNames(o.prefix, `crawlstream.replay-${o.id}`);
-  const plan = planReplay(crawlTopology(), { id: o.id, from: o.from, processors: o.processors });
-  const parsePool = new ParsePool(undefined, o.parserModule?.path);
-  const clickhouse = sharedClickHouse({ url: o.clickhouseUrl });
-  const runners: ProcessorRunner[] = [];
+export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<ReplayProgress> {
+  const { plan } = o;
+  const cluster = await connectCluster({ brokers: o.brokers, prefix: o.prefix, clientId: `crawlstream-replay-${plan.id}`, log: o.log });
+  const names = new KafkaNames(o.prefix, `crawlstream.replay-${plan.id}`);
+  const from = plan.from;
+  const runners: ProcessorRunner<S>[] = [];
   let timer: NodeJS.Timeout | undefined;
   try {
-    if (plan.topology.processors.some((p) => p.name === 'sink') && !o.clickhouseUrl) throw new Error('replaying the sink needs --clickhouse-url');
-    const partitions = await partitionCount(cluster, o.from);
-    if (!partitions) throw new Error(`topic ${names.topic(o.from)} does not exist on the cluster`);
-    const wanted = plannedTopics(plan.topology, names, partitions).filter((t) => t.name !== names.topic(o.from) && !t.name.endsWith('crawl-config') && !t.name.endsWith('task-status'));
+    const partitions = await partitionCount(cluster, from);
+    if (!partitions) throw new Error(`topic ${names.topic(from)} does not exist on the cluster`);
+    const wanted = plannedTopics(plan.topology, names, partitions).filter((t) => plan.privateTopics.includes(names.logical(t.name)));
     await createTopics(cluster.admin, wanted);
     const codecs = await topologyCodecs(plan.topology, names, o.registryUrl);
-    const config = defaultCrawlConfig((await readCrawlState(cluster))?.options ?? {});
+    const logId = await readLogId(cluster);
+    if (!logId) throw new Error(`${names.stateTopic} holds no log identity: run \`crawlstream topics create\``);
 
     // Each replay group starts at the chosen place in the source topic; the end is where it stands now.
-    const source = names.topic(o.from);
+    const source = names.topic(from);
     const bounds = await cluster.admin.fetchTopicOffsets(source);
     const byTime = o.since !== undefined ? await cluster.admin.fetchTopicOffsetsByTimestamp(source, o.since) : [];
     const starts = new Map<number, number>();
@@ -63,16 +54,15 @@ export async function runKafkaReplay(o: KafkaReplayOptions): Promise<ReplayProgr
       ends.set(b.partition, high);
     }
     for (const node of plan.topology.processors) {
-      if (!node.inputs.includes(o.from)) continue;
+      if (!node.inputs.includes(from)) continue;
       await cluster.admin.setOffsets({ groupId: names.group(node.name), topic: source, partitions: [...starts].map(([partition, offset]) => ({ partition, offset: String(offset) })) });
     }
     const total = [...ends].reduce((n, [p, end]) => n + end - starts.get(p)!, 0);
     const meter = new ProgressMeter(total);
     for (const node of plan.topology.processors) {
       runners.push(new ProcessorRunner({
-        kafka: cluster.kafka, admin: cluster.admin, names, node, partitions, codecs, config, log: o.log,
-        dataDir: o.dataDir ?? `crawl-data/replay-${o.id}`,
-        resources: { clickhouse, sinkId: `replay-${o.id}`, emitLinks: false, parserModule: o.parserModule, parsePool },
+        kafka: cluster.kafka, admin: cluster.admin, names, node, partitions, codecs, services: o.services, logId, log: o.log,
+        dataDir: o.dataDir ?? `crawl-data/replay-${plan.id}`,
         sessionTimeoutMs: 10_000,
         // Kafka scaling drains topics before it moves hosts and copies no record, so a record is
         // replayed in the partition it lies in, whoever owns its host today.
@@ -80,14 +70,14 @@ export async function runKafkaReplay(o: KafkaReplayOptions): Promise<ReplayProgr
       }));
     }
     await Promise.all(runners.map((r) => r.start()));
-    const first = runners.find((r) => plan.topology.processors.find((p) => p.name === r.name)!.inputs.includes(o.from))!;
-    const done = () => [...ends.keys()].reduce((n, p) => n + Math.min(ends.get(p)!, first.consumedUpTo.get(`${o.from}/${p}`) ?? starts.get(p)!) - starts.get(p)!, 0);
+    const first = runners.find((r) => plan.topology.processors.find((p) => p.name === r.name)!.inputs.includes(from))!;
+    const done = () => [...ends.keys()].reduce((n, p) => n + Math.min(ends.get(p)!, first.consumedUpTo.get(`${from}/${p}`) ?? starts.get(p)!) - starts.get(p)!, 0);
     if (o.onProgress) timer = setInterval(() => o.onProgress!(meter.measure(done())), 2000);
     // Downstream replayed processors must also have read their private inputs to the end.
     const allRead = async () => {
       for (const r of runners) {
         for (const topic of plan.topology.processors.find((p) => p.name === r.name)!.inputs) {
-          if (topic === o.from) continue;
+          if (topic === from) continue;
           for (const hw of await cluster.admin.fetchTopicOffsets(names.topic(topic))) {
             if ((r.consumedUpTo.get(`${topic}/${hw.partition}`) ?? 0) < Number(hw.high)) return false;
           }
@@ -105,8 +95,6 @@ export async function runKafkaReplay(o: KafkaReplayOptions): Promise<ReplayProgr
   } finally {
     if (timer) clearInterval(timer);
     await Promise.all(runners.map((r) => r.stop()));
-    await clickhouse.close();
-    await parsePool.close();
     if (!o.signal?.aborted) await cluster.admin.deleteTopics({ topics: plan.privateTopics.map((t) => names.topic(t)) }).catch(() => {});
     await cluster.close();
   }

@@ -1,14 +1,14 @@
-// Growing an embedded crawl's partition count (the crawl is stopped: the data directory belongs to
+// Growing an embedded application's partition count (it is stopped: the data directory belongs to
 // one process). Stores need no copying: every store key starts with its host's virtual bucket, and
 // the task that owns a bucket under the new count reads it where it is. Log records do move: the
 // records of moved hosts that some consumer has not processed yet are copied to the new partition,
 // with each consumer's position there marking what it had already done; the old partition's task
 // skips them from then on because it no longer owns their keys. Everything lands in one batch.
 import { join } from 'node:path';
-import { crawlTopology } from '../../crawl/topology.js';
 import { partitionFor, virtualBucket } from '../partitioning.js';
 import { storePrefix, prefixEnd } from '../stores/level-store.js';
-import { hostsStore } from '../../processors/host-state.js';
+import type { StoreSpec } from '../stores/key-value-store.js';
+import type { Topology } from '../topology.js';
 import type { InputPosition } from '../task/input-position.js';
 import { PartitionLog, type AppendRecord } from '../embedded/partition-log.js';
 import { encodeJson, logEndKey, metaKey, openStateDb, positionKey, readJson, readLogEnd, readPosition } from '../embedded/state-db.js';
@@ -17,19 +17,20 @@ import type { ScaleEvent } from './scale-history.js';
 export interface ScaleReport {
   from: number;
   to: number;
-  hosts: number;
-  movedHosts: number;
+  /** Routing keys found in the store the caller asked about (e.g. the scheduler's hosts), and how many moved. */
+  keys: number;
+  movedKeys: number;
   copiedRecords: number;
 }
 
-export async function scaleEmbedded(dataDir: string, to: number): Promise<ScaleReport> {
+/** `keysOf`: a store whose keys are routing keys, to report how many of them changed owner. */
+export async function scaleEmbedded(dataDir: string, to: number, topology: Topology, keysOf: StoreSpec<string, unknown>): Promise<ScaleReport> {
   const db = await openStateDb(join(dataDir, 'state'));
   const logs: PartitionLog[] = [];
   try {
     const from = await readJson<number>(db, metaKey('partitions'));
     if (from === undefined) throw new Error(`${dataDir} holds no crawl`);
     if (to <= from) throw new Error(`the crawl has ${from} partitions; scale can only grow it (asked for ${to})`);
-    const topology = crawlTopology();
     const ops: { type: 'put'; key: Buffer; value: Buffer }[] = [];
     const event: ScaleEvent = { from, to, at: Date.now(), copied: {} };
     let copiedRecords = 0;
@@ -86,24 +87,24 @@ export async function scaleEmbedded(dataDir: string, to: number): Promise<ScaleR
     // One batch: before it lands nothing changed (the copies sit past the recorded log ends and are
     // cut off when the logs are next opened); after it, the new count holds everywhere.
     await db.batch(ops);
-    const { hosts, moved } = await movedHosts(db, from, to);
-    return { from, to, hosts, movedHosts: moved, copiedRecords };
+    const { keys, moved } = await movedKeys(db, keysOf.name, from, to);
+    return { from, to, keys, movedKeys: moved, copiedRecords };
   } finally {
     for (const log of logs) log.close();
     await db.close();
   }
 }
 
-/** Hosts known to the scheduler, and how many of them changed owner. */
-async function movedHosts(db: Awaited<ReturnType<typeof openStateDb>>, from: number, to: number): Promise<{ hosts: number; moved: number }> {
-  const prefix = storePrefix(hostsStore.name);
-  let hosts = 0;
+/** Keys of one store, and how many of them changed owner. */
+async function movedKeys(db: Awaited<ReturnType<typeof openStateDb>>, store: string, from: number, to: number): Promise<{ keys: number; moved: number }> {
+  const prefix = storePrefix(store);
+  let keys = 0;
   let moved = 0;
   for await (const key of db.keys({ gte: prefix, lt: prefixEnd(prefix) })) {
     const host = key.subarray(prefix.length + 2).toString('utf8');
     if (virtualBucket(host) !== key.readUInt16BE(prefix.length)) continue;
-    hosts++;
+    keys++;
     if (partitionFor(host, from) !== partitionFor(host, to)) moved++;
   }
-  return { hosts, moved };
+  return { keys, moved };
 }

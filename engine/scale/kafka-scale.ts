@@ -1,4 +1,4 @@
-// Growing a live crawl's partition count on Kafka, with the workers running:
+// Growing a live application's partition count on Kafka, with the workers running:
 //   1. pause: workers stop releasing fetches; everything in flight completes and every topic drains;
 //   2. grow every topic and changelog to N partitions (workers keep their tasks at the old count);
 //   3. move each store entry whose virtual bucket now belongs to another partition to that
@@ -7,12 +7,12 @@
 //   4. a new generation, still paused: every worker re-opens its tasks for N, restoring state;
 //   5. resume once every task runs under the new generation.
 // Nothing is in flight while state moves, so no host can be fetched by two tasks at once.
-import type { Logger } from '../processor.js';
-import { crawlTopology } from '../../crawl/topology.js';
+import type { Logger } from '../api.js';
 import { partitionFor, partitionOfBucket } from '../partitioning.js';
 import { storePrefix } from '../stores/level-store.js';
-import { hostsStore } from '../../processors/host-state.js';
-import { connectCluster, partitionCount, readCrawlState, writeCrawlState, type Cluster, type CrawlState } from '../kafka/kafka-cluster.js';
+import type { StoreSpec } from '../stores/key-value-store.js';
+import type { Topology } from '../topology.js';
+import { connectCluster, partitionCount, readClusterState, writeClusterState, type Cluster, type ClusterState } from '../kafka/kafka-cluster.js';
 import { restoreChangelogs } from '../kafka/changelog-restore.js';
 import { plannedTopics, partitionCounts } from '../kafka/topic-admin.js';
 import { clusterIdle, readTaskStatuses } from '../kafka/task-status.js';
@@ -22,6 +22,9 @@ export interface KafkaScaleOptions {
   brokers: string[];
   prefix: string;
   partitions: number;
+  topology: Topology;
+  /** A store whose keys are routing keys, to report how many changed owner. */
+  keysOf: StoreSpec<string, unknown>;
   log: Logger;
   timeoutMs: number;
 }
@@ -29,12 +32,12 @@ export interface KafkaScaleOptions {
 export async function scaleKafka(o: KafkaScaleOptions): Promise<ScaleReport> {
   const cluster = await connectCluster({ brokers: o.brokers, prefix: o.prefix, clientId: 'crawlstream-scale', log: o.log });
   try {
-    const topology = crawlTopology();
-    const state = await readCrawlState(cluster);
+    const { topology } = o;
+    const state = await readClusterState(cluster);
     if (!state) throw new Error('no crawl on this cluster yet: seed one first');
     // The count the tasks run with, not the topics': an interrupted scale may have grown topics
     // already, and running it again completes it (every step below can be repeated).
-    const from = state.control.partitions || (await partitionCount(cluster, 'discovered-urls'));
+    const from = state.control.partitions || (await partitionCount(cluster, [...topology.topics.keys()][0]));
     const to = o.partitions;
     if (to < from || (to === from && !state.control.paused)) throw new Error(`the crawl has ${from} partitions; scale can only grow it (asked for ${to})`);
     const deadline = Date.now() + o.timeoutMs;
@@ -42,7 +45,7 @@ export async function scaleKafka(o: KafkaScaleOptions): Promise<ScaleReport> {
     const topics = [...topology.topics.keys()];
 
     o.log.info(`pausing the crawl and waiting for everything in flight to finish`);
-    await writeCrawlState(cluster, { ...state, control: { ...state.control, paused: true } });
+    await writeClusterState(cluster, { ...state, control: { ...state.control, paused: true } });
     await until(deadline, 'the crawl to drain', async () => {
       const { idle, reason, statuses } = await clusterIdle(cluster, processors, topics, from);
       const unpaused = [...statuses.values()].filter((s) => s.worker && !s.paused);
@@ -62,22 +65,22 @@ export async function scaleKafka(o: KafkaScaleOptions): Promise<ScaleReport> {
 
     o.log.info('moving the state of hosts that changed owner');
     let copiedRecords = 0;
-    let hosts = 0;
-    let movedHosts = 0;
+    let keys = 0;
+    let movedKeys = 0;
     for (const node of topology.processors) {
-      for (const store of node.stores) {
+      for (const store of node.definition.stores) {
         const moved = await retrying(() => migrateStore(cluster, cluster.names.changelog(node.name, store.name), storePrefix(store.name).length, from, to));
         copiedRecords += moved.entries;
-        if (store.name === hostsStore.name) {
-          hosts = moved.keys.length;
-          movedHosts = moved.keys.filter((host) => partitionFor(host, from) !== partitionFor(host, to)).length;
+        if (store.name === o.keysOf.name) {
+          keys = moved.keys.length;
+          movedKeys = moved.keys.filter((key) => partitionFor(key, from) !== partitionFor(key, to)).length;
         }
       }
     }
 
-    const next: CrawlState = { ...state, control: { paused: true, generation: state.control.generation + 1, partitions: to } };
+    const next: ClusterState<unknown> = { ...state, control: { paused: true, generation: state.control.generation + 1, partitions: to } };
     o.log.info(`generation ${next.control.generation}: workers re-open their tasks for ${to} partitions`);
-    await writeCrawlState(cluster, next);
+    await writeClusterState(cluster, next);
     await until(deadline, 'every task to run under the new partition count', async () => {
       const statuses = await readTaskStatuses(cluster);
       for (const p of processors) {
@@ -88,9 +91,9 @@ export async function scaleKafka(o: KafkaScaleOptions): Promise<ScaleReport> {
       }
       return true;
     });
-    await writeCrawlState(cluster, { ...next, control: { ...next.control, paused: false } });
+    await writeClusterState(cluster, { ...next, control: { ...next.control, paused: false } });
     o.log.info('crawl resumed');
-    return { from, to, hosts, movedHosts, copiedRecords };
+    return { from, to, keys, movedKeys, copiedRecords };
   } finally {
     await cluster.close();
   }

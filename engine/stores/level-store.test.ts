@@ -5,9 +5,9 @@ import { LevelStore, type BinaryDb } from './level-store.js';
 import { defineStore, type KeyValueStore } from './key-value-store.js';
 import { jsonValues } from './codecs.js';
 import { bucketsOfPartition, partitionFor, virtualBucket } from '../partitioning.js';
-import { TopologyBuilder, defineProcessor } from '../topology.js';
+import { TopologyBuilder, defineProcessor } from '../api.js';
 import { TopologyTestDriver } from '../test-driver/topology-test-driver.js';
-import type { CanonicalUrl, DiscoveredUrl } from '../../schemas/records.js';
+import { lines, words } from '../examples/word-count.js';
 
 /** Keys are "host|name", routed by host. */
 const spec = defineStore<string, string>({
@@ -151,38 +151,27 @@ describe('LevelStore', () => {
   });
 
   it('should leave no trace of a record whose processor failed, through a task', async () => {
-    const counts = defineStore<string, number>({
-      name: 'counts', description: 'test',
-      keys: { routingKey: (key) => new URL(key).host, encode: (key) => Buffer.from(key), decode: (b) => b.toString() },
-      values: jsonValues<number>(),
+    const counts = defineStore<string, number>({ name: 'counts', description: 'test', keys: { routingKey: (k) => k, encode: (k) => Buffer.from(k), decode: (b) => b.toString() }, values: jsonValues<number>() });
+    const flaky = defineProcessor({
+      name: 'flaky', description: '', delivery: '', inputs: [lines], outputs: [words], stores: [counts],
+      create: () => ({
+        process(r, ctx) {
+          const store = ctx.store(counts);
+          store.put(r.key, (store.get(r.key) ?? 0) + 1);
+          ctx.forward('words', r.key, { word: r.value.text, doc: r.key });
+          if (r.value.text === 'fail') throw new Error('boom');
+        },
+      }),
     });
-    const topology = new TopologyBuilder()
-      .topic({ name: 'in', schema: 'discovered-url', retention: 'until-consumed', maxRecordBytes: 1 << 20, description: '' })
-      .topic({ name: 'out', schema: 'canonical-url', retention: 'until-consumed', maxRecordBytes: 1 << 20, description: '' })
-      .topic({ name: 'dead-letters', schema: 'dead-letter', retention: { ms: 1e9 }, maxRecordBytes: 1 << 20, description: '' })
-      .processor(defineProcessor({
-        name: 'flaky', description: '', delivery: '', stores: [counts],
-        create: () => ({
-          process(r, ctx) {
-            const { url } = r.value as DiscoveredUrl;
-            const store = ctx.store<string, number>('counts');
-            store.put(url, (store.get(url) ?? 0) + 1);
-            const out: CanonicalUrl = { url, host: r.key, depth: 0, source_url: '', via: 'link', redirect_hops: 0, discovered_at: 0 };
-            ctx.forward('out', r.key, out);
-            if (url.endsWith('/fail')) throw new Error('boom');
-          },
-        }),
-      }), { from: ['in'], to: ['out', 'dead-letters'] })
-      .build();
-    const d = await TopologyTestDriver.create({ processors: ['flaky'], topology });
-    const found = (url: string): DiscoveredUrl => ({ url, source_url: '', depth: 0, anchor: '', via: 'seed', redirect_hops: 0, discovered_at: 0 });
-    await d.pipe('in', 'a.test', found('http://a.test/ok'));
-    await d.pipe('in', 'a.test', found('http://a.test/fail'));
-    const store: KeyValueStore<string, number> = d.store('counts');
-    assert.equal(store.get('http://a.test/ok'), 1);
-    assert.equal(store.get('http://a.test/fail'), undefined, 'the failed record\'s store write is undone');
-    assert.deepEqual(d.readOutput<CanonicalUrl>('out').map((r) => r.value.url), ['http://a.test/ok'], 'and its output dropped');
-    const dead = d.readOutput<{ reason: string }>('dead-letters');
+    const topology = new TopologyBuilder().topic(lines).topic(words).processor(flaky).build();
+    const d = await TopologyTestDriver.create({ topology, services: {} });
+    await d.pipe('lines', 'ok', { doc: 'ok', text: 'fine' });
+    await d.pipe('lines', 'bad', { doc: 'bad', text: 'fail' });
+    const store: KeyValueStore<string, number> = d.store(counts);
+    assert.equal(store.get('ok'), 1);
+    assert.equal(store.get('bad'), undefined, 'the failed record\'s store write is undone');
+    assert.deepEqual(d.readOutput('words').map((r) => r.value.word), ['fine'], 'and its output dropped');
+    const dead = d.readOutput('dead-letters');
     assert.equal(dead.length, 1);
     assert.match(dead[0].value.reason, /boom/);
     await d.close();

@@ -2,73 +2,116 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryLevel } from 'memory-level';
 import { LocalSchemaRegistry } from '../avro/local-schema-registry.js';
-import { loadSchema } from '../../schemas/schema-files.js';
 import { TopicCodecs } from '../avro/topic-codecs.js';
-import type { CanonicalUrl, DiscoveredUrl } from '../../schemas/records.js';
-import { defaultCrawlConfig } from '../../crawl/config.js';
-import { TopologyBuilder, defineProcessor } from '../topology.js';
+import { defineProcessor, TopologyBuilder } from '../api.js';
+import { lines, words, type Line } from '../examples/word-count.js';
+import { IllegalTransitionError } from './task-lifecycle.js';
 import { StreamTask, type RawRecord } from './stream-task.js';
 
-/** A concurrent processor whose records finish only when the test says so (or are abandoned). */
-async function slowTask() {
+/** Waits for a condition by turns of the event loop, never by wall-clock time. */
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 10_000 && !condition(); i++) await new Promise((r) => setImmediate(r));
+  assert.ok(condition(), 'condition reached');
+}
+
+/** A processor whose records finish only when the test says so (or are abandoned). */
+async function slowTask(concurrency?: { maxInFlight: number; perKeyOrder: boolean }) {
   const release = new Map<string, () => void>();
   let abandoned = false;
-  const topology = new TopologyBuilder()
-    .topic({ name: 'in', schema: 'discovered-url', retention: 'until-consumed', maxRecordBytes: 1 << 20, description: '' })
-    .topic({ name: 'out', schema: 'canonical-url', retention: 'until-consumed', maxRecordBytes: 1 << 20, description: '' })
-    .topic({ name: 'dead-letters', schema: 'dead-letter', retention: { ms: 1e9 }, maxRecordBytes: 1 << 20, description: '' })
-    .processor(defineProcessor({
-      name: 'slow', description: '', delivery: '', stores: [], concurrency: { maxInFlight: 8, perKeyOrder: false },
-      create: () => ({
-        async process(r, ctx) {
-          const v = r.value as DiscoveredUrl;
-          await new Promise<void>((resolve) => release.set(v.url, resolve));
-          if (abandoned) return; // like fetch: an aborted request returns without output
-          const out: CanonicalUrl = { url: v.url, host: r.key, depth: 0, source_url: '', via: 'link', redirect_hops: 0, discovered_at: 0 };
-          ctx.forward('out', r.key, out);
-        },
-        abandon() {
-          abandoned = true;
-          for (const resolve of release.values()) resolve();
-        },
-      }),
-    }), { from: ['in'], to: ['out'] })
-    .build();
+  const slow = defineProcessor({
+    name: 'slow', description: '', delivery: '', inputs: [lines], outputs: [words], stores: [], concurrency,
+    create: () => ({
+      async process(r, ctx) {
+        await new Promise<void>((resolve) => release.set(r.value.doc, resolve));
+        if (abandoned) return; // like fetch: an aborted request returns without output
+        ctx.forward('words', r.value.text, { word: r.value.text, doc: r.value.doc });
+      },
+      abandon() {
+        abandoned = true;
+        for (const resolve of release.values()) resolve();
+      },
+    }),
+  });
+  const topology = new TopologyBuilder().topic(lines).topic(words).processor(slow).build();
   const db = new MemoryLevel<Buffer, Buffer>({ keyEncoding: 'buffer', valueEncoding: 'buffer' });
   await db.open();
   const codecs = new TopicCodecs(new LocalSchemaRegistry(db.sublevel<string, string>('registry', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as never));
-  for (const t of topology.topics.values()) await codecs.addTopic(t.name, loadSchema(t.schema));
-  const node = topology.processors[0];
+  for (const t of topology.topics.values()) await codecs.addTopic(t.name, t.schema);
   const warnings: string[] = [];
   const task = new StreamTask({
-    node, partition: 0, processor: node.create({ config: defaultCrawlConfig({}), resources: {} }), stores: [],
-    positions: new Map([['in', { base: 0, done: [] }]]), codecs, config: defaultCrawlConfig({}), clock: () => 0,
+    node: topology.processors[0], partition: 0, services: {}, stores: [], codecs, logId: 'test', clock: () => 0,
     log: { info: () => {}, warn: (m) => warnings.push(m) }, owns: () => true, onActivity: () => {},
   });
-  await task.init();
+  task.restoring();
+  await task.start(new Map([['lines', { base: 0, done: [] }]]));
   const record = (offset: number): RawRecord => {
-    const value: DiscoveredUrl = { url: `http://127.0.0.1/p${offset}`, source_url: '', depth: 0, anchor: '', via: 'seed', redirect_hops: 0, discovered_at: 0 };
-    return { topic: 'in', partition: 0, offset, timestamp: 0, key: '127.0.0.1', value: codecs.encode('in', value) };
+    const value: Line = { doc: `d${offset}`, text: `w${offset}` };
+    return { topic: 'lines', partition: 0, offset, timestamp: 0, key: value.doc, value: codecs.encode('lines', value) };
   };
-  return { task, release, record, warnings };
+  const finish = async (offset: number) => {
+    await until(() => release.has(`d${offset}`));
+    release.get(`d${offset}`)!();
+  };
+  return { task, release, record, warnings, finish };
 }
 
-const settle = () => new Promise((r) => setTimeout(r, 20));
+const concurrent = { maxInFlight: 8, perKeyOrder: false };
 
-describe('StreamTask.handOver', () => {
-  it('should commit finished records and leave the ones in flight, unfinished, to the next owner', async () => {
-    const { task, release, record, warnings } = await slowTask();
+describe('StreamTask exits', () => {
+  it('should commit finished records on hand-over and leave the ones in flight, unfinished, to the next owner', async () => {
+    const { task, record, warnings, finish } = await slowTask(concurrent);
     task.offer([record(0), record(1), record(2)]);
-    await settle();
-    release.get('http://127.0.0.1/p0')!();
-    await settle();
+    await finish(0);
+    await until(() => task.inFlightCount() === 2);
     await task.handOver();
-    await settle();
     const commit = task.takeCommit();
     assert.ok(commit, 'the finished record must be committed');
-    assert.deepEqual(commit.outputs.map((o) => o.topic), ['out'], 'only the finished record has output, and nothing went to dead letters');
-    assert.deepEqual(commit.positions, [{ topic: 'in', position: { base: 1, done: [] } }], 'the position stops below the first unfinished record');
+    assert.deepEqual(commit.outputs.map((o) => o.topic), ['words'], 'only the finished record has output, and nothing went to dead letters');
+    assert.deepEqual(commit.positions, [{ topic: 'lines', position: { base: 1, done: [] } }], 'the position stops below the first unfinished record');
     assert.deepEqual(warnings, []);
     assert.equal(task.capacity(), 0, 'a handed-over task takes no more records');
+    assert.equal(task.lifecycle.state, 'closed');
+  });
+
+  it('should let records in progress finish on a clean close and commit all of them', async () => {
+    const { task, record, finish } = await slowTask(concurrent);
+    task.offer([record(0), record(1)]);
+    await until(() => task.inFlightCount() === 2);
+    const closing = task.close();
+    assert.equal(task.lifecycle.state, 'closing');
+    assert.equal(task.capacity(), 0, 'a closing task takes no more records');
+    await finish(0);
+    await finish(1);
+    await closing;
+    const commit = task.takeCommit();
+    assert.equal(commit?.outputs.length, 2, 'both records\' outputs');
+    assert.deepEqual(commit?.positions, [{ topic: 'lines', position: { base: 2, done: [] } }]);
+  });
+
+  it('should commit nothing once abandoned, whatever had finished', async () => {
+    const { task, record, finish } = await slowTask(concurrent);
+    task.offer([record(0), record(1)]);
+    await finish(0);
+    await until(() => task.inFlightCount() === 1);
+    await task.abandon();
+    assert.equal(task.takeCommit(), undefined, 'an abandoned task\'s work is its next owner\'s');
+    assert.equal(task.lifecycle.state, 'closed');
+  });
+
+  it('should never hand a commit out while a sequential record is mid-way', async () => {
+    const { task, record, finish } = await slowTask();
+    task.offer([record(0)]);
+    await until(() => task.isQuiescent() === false);
+    assert.equal(task.takeCommit(), undefined, 'the record\'s writes are not complete');
+    await finish(0);
+    await until(() => task.isQuiescent());
+    assert.equal(task.takeCommit()?.outputs.length, 1);
+  });
+
+  it('should refuse to leave twice', async () => {
+    const { task } = await slowTask(concurrent);
+    await task.handOver();
+    await assert.rejects(task.handOver(), IllegalTransitionError);
+    await assert.rejects(task.close(), IllegalTransitionError);
   });
 });

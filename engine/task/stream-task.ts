@@ -1,19 +1,18 @@
-// One task = one processor instance over one partition of its input topics (co-partitioned by host).
+// One task = one processor instance over one partition of its input topics (co-partitioned by key).
 // Runtimes feed it raw records and take commits from it; the task decodes, dispatches, keeps per-key
-// order for concurrent processors, and groups everything a commit must make durable together:
-// the outputs, the store writes and the input positions that cover them.
+// order for concurrent processors, and groups what a commit must make durable together: the outputs,
+// the store writes and the input positions that cover them.
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { InputRecord, Logger, Processor, ProcessorContext } from '../processor.js';
-import type { KeyValueStore } from '../stores/key-value-store.js';
+import type { InputRecord, Logger, Processor, ProcessorContext } from '../api.js';
+import type { KeyValueStore, StoreSpec } from '../stores/key-value-store.js';
 import type { LevelStore, StoreWrite } from '../stores/level-store.js';
-import type { CrawlConfig } from '../../crawl/config.js';
 import type { ProcessorNode } from '../topology.js';
 import { type TopicCodecs, UnknownSchemaIdError } from '../avro/topic-codecs.js';
-import type { DeadLetter } from '../../schemas/records.js';
+import { DEAD_LETTERS, type DeadLetter } from '../dead-letters.js';
 import { InputTracker, type InputPosition } from './input-position.js';
+import { TaskLifecycle } from './task-lifecycle.js';
 import { TaskMetrics } from './task-metrics.js';
-
-export const DEAD_LETTER_TOPIC = 'dead-letters';
+import { Turns } from './turns.js';
 
 export interface RawRecord {
   topic: string;
@@ -38,95 +37,107 @@ export interface TaskCommit {
   counters: Map<string, number>;
 }
 
-export interface TaskOptions {
-  node: ProcessorNode;
+export interface TaskOptions<S> {
+  node: ProcessorNode<S>;
   partition: number;
-  processor: Processor<unknown>;
+  services: S;
   stores: LevelStore<unknown, unknown>[];
-  positions: Map<string, InputPosition>;
   codecs: TopicCodecs;
-  config: CrawlConfig;
+  logId: string;
   clock: () => number;
   log: Logger;
   /** Whether this task processes the record; the others belong to another partition's task. */
   owns: (record: RawRecord) => boolean;
-  /** Persisted counters from earlier runs. */
-  counters?: Map<string, number>;
   /** Called whenever the task has something new to commit or can take more input. */
   onActivity: () => void;
 }
 
-const SLICE_MS = 8; // yield to the event loop this often so sockets and timers stay responsive
+type AnyProcessor = Processor<Record<string, unknown>, Record<string, unknown>>;
+type Context = ProcessorContext<Record<string, unknown>>;
 
-export class StreamTask {
+const SLICE_MS = 8; // yield to the event loop this often so sockets and timers stay responsive
+/** How long a leaving task waits for records that were told to stop; past it they stay unfinished. */
+const STOP_GRACE_MS = 5_000;
+
+export class StreamTask<S = unknown> {
   readonly id: string;
-  readonly node: ProcessorNode;
+  readonly node: ProcessorNode<S>;
   readonly partition: number;
-  readonly metrics: TaskMetrics;
-  private readonly processor: Processor<unknown>;
+  readonly metrics = new TaskMetrics();
+  readonly lifecycle: TaskLifecycle;
+  private readonly processor: AnyProcessor;
   private readonly trackers = new Map<string, InputTracker>();
-  private readonly stores: LevelStore<unknown, unknown>[];
-  private readonly storeByName = new Map<string, KeyValueStore<unknown, unknown>>();
+  private readonly storeByName = new Map<string, LevelStore<unknown, unknown>>();
   private readonly queue: RawRecord[] = [];
   private queueHead = 0;
   private ready: OutputRecord[] = [];
   private inFlight = 0;
-  private busy = false;
+  /** Sequential records and punctuations take turns; a commit is never taken mid-turn. */
+  private readonly turns = new Turns();
   private draining = false;
-  private closed = false;
-  /** Set by handOver: concurrent records still running are dropped, unfinished, for the next owner. */
-  private handingOver = false;
   private readonly keysInFlight = new Map<string, RawRecord[]>();
-  private readonly sharedContext: ProcessorContext;
-  /** Physical topic → the name the processor knows it by. */
-  private readonly logical = new Map<string, string>();
+  private readonly sharedContext: Context;
+  /** Physical topic → the name the processor declared. */
+  private readonly declared = new Map<string, string>();
+  private settledWaiters: (() => void)[] = [];
+  /** How the task left, once it has: an abandoned task commits nothing more. */
+  private exit: 'closed' | 'handed-over' | 'abandoned' | undefined;
 
-  constructor(private readonly options: TaskOptions) {
+  constructor(private readonly options: TaskOptions<S>) {
     this.node = options.node;
     this.partition = options.partition;
     this.id = `${options.node.name}-${options.partition}`;
-    this.processor = options.processor;
-    this.stores = options.stores;
-    this.metrics = new TaskMetrics(options.counters);
+    this.lifecycle = new TaskLifecycle(this.id);
+    this.processor = options.node.definition.create(options.services) as AnyProcessor;
     for (const s of options.stores) this.storeByName.set(s.name, s);
-    for (const [logical, physical] of Object.entries(options.node.topicNames ?? {})) this.logical.set(physical, logical);
-    for (const topic of options.node.inputs) {
-      this.trackers.set(topic, new InputTracker(options.positions.get(topic) ?? { base: 0, done: [] }));
-    }
-    if (options.node.concurrency && options.stores.length > 0) {
-      // Concurrent records would interleave their store writes; positions could then commit state
-      // that belongs to a record still in progress.
-      throw new Error(`processor ${options.node.name}: concurrent processors cannot own stores`);
-    }
+    for (const [name, physical] of options.node.physical) this.declared.set(physical, name);
     this.sharedContext = this.contextFor(() => this.ready);
   }
 
-  async init(): Promise<void> {
+  /** The runtime is reading the task's state (positions, counters, changelogs). */
+  restoring(): void {
+    this.lifecycle.to('restoring');
+  }
+
+  /** Starts processing from the restored positions; the processor's init runs first. */
+  async start(positions: ReadonlyMap<string, InputPosition>, counters?: ReadonlyMap<string, number>): Promise<void> {
+    for (const topic of this.node.inputs) this.trackers.set(topic, new InputTracker(positions.get(topic) ?? { base: 0, done: [] }));
+    if (counters) this.metrics.restore(counters);
     await this.processor.init?.(this.sharedContext);
+    this.lifecycle.to('running');
+  }
+
+  /** A store of the task, for inspection (tests, tools); processors use their context's `store`. */
+  storeOf<K, V>(spec: StoreSpec<K, V>): KeyValueStore<K, V> {
+    const store: KeyValueStore<any, any> | undefined = this.storeByName.get(spec.name);
+    if (!store) throw new Error(`task ${this.id} has no store named ${spec.name}`);
+    return store;
   }
 
   /** Next offset to read for each input topic. */
   nextOffset(topic: string): number {
-    return this.trackers.get(topic)!.next;
+    return this.tracker(topic).next;
   }
 
   committedBase(topic: string): number {
-    return this.trackers.get(topic)!.committedBase();
+    return this.tracker(topic).committedBase();
   }
 
   /** Backpressure: how many more records the runtime may hand over now. */
   capacity(): number {
-    const limit = this.node.concurrency ? this.node.concurrency.maxInFlight + 256 : 2048;
-    return this.closed ? 0 : Math.max(0, limit - (this.queue.length - this.queueHead) - this.inFlight);
+    if (!this.lifecycle.accepting) return 0;
+    const concurrency = this.node.definition.concurrency;
+    const limit = concurrency ? concurrency.maxInFlight + 256 : 2048;
+    return Math.max(0, limit - (this.queue.length - this.queueHead) - this.inFlight);
   }
 
   offer(records: RawRecord[]): void {
     for (const r of records) {
-      const tracker = this.trackers.get(r.topic)!;
+      const tracker = this.tracker(r.topic);
       if (tracker.alreadyDone(r.offset)) {
         tracker.pass(r.offset);
       } else if (!this.options.owns(r)) {
-        // After partitions were added, records of moved hosts were copied to their new owner.
+        // After partitions were added, records of moved keys were copied to their new owner.
         tracker.pass(r.offset);
         this.metrics.count('skipped.not-owned');
       } else {
@@ -139,24 +150,25 @@ export class StreamTask {
   }
 
   async punctuate(now: number): Promise<void> {
-    if (!this.processor.punctuate || this.closed) return;
-    const before = this.ready.length + this.stores.reduce((n, s) => n + s.journalMark(), 0);
-    await this.exclusive(async () => {
-      await this.processor.punctuate!(now, this.sharedContext);
+    const punctuate = this.processor.punctuate;
+    if (!punctuate || !this.lifecycle.accepting) return;
+    await this.turns.take(async () => {
+      const before = this.ready.length + this.journalMarks();
+      await punctuate.call(this.processor, now, this.sharedContext);
+      // Timers fire often and mostly find nothing due: only one that did something asks for a commit.
+      if (this.ready.length + this.journalMarks() !== before) this.options.onActivity();
     });
-    // Timers fire often and mostly find nothing due: only a punctuation that did something asks for a commit.
-    if (this.ready.length + this.stores.reduce((n, s) => n + s.journalMark(), 0) !== before) this.options.onActivity();
+    this.notifySettled();
   }
 
-  /** True when nothing is queued or running and the processor holds no deferred work. */
+  /** Nothing queued or running, nothing uncommitted, and no deferred work in the processor. */
   isIdle(): boolean {
-    return this.queue.length === this.queueHead && this.inFlight === 0 && !this.busy && this.ready.length === 0 &&
-      !(this.processor.hasPendingWork?.() ?? false);
+    return this.isQuiescent() && this.ready.length === 0 && !this.hasPendingWork();
   }
 
-  /** Nothing queued, running or waiting to be committed (deferred processor work aside). */
+  /** Nothing queued or running (deferred processor work aside). */
   isQuiescent(): boolean {
-    return this.queue.length === this.queueHead && this.inFlight === 0 && !this.busy;
+    return this.queue.length === this.queueHead && this.inFlight === 0 && !this.turns.held;
   }
 
   /** Every record read has been finished and its position committed. */
@@ -175,14 +187,15 @@ export class StreamTask {
 
   /** Collects what the next commit must make durable; undefined when there is nothing. */
   takeCommit(): TaskCommit | undefined {
-    if (this.busy) return undefined; // a sequential record is mid-way: its writes are not complete
+    if (this.turns.held) return undefined; // a sequential record is mid-way: its writes are not complete
+    if (this.lifecycle.state === 'abandoning' || this.exit === 'abandoned') return undefined;
     const positions: TaskCommit['positions'] = [];
     for (const [topic, tracker] of this.trackers) {
       const position = tracker.position();
       if (position) positions.push({ topic, position });
     }
     const stores: TaskCommit['stores'] = [];
-    for (const store of this.stores) {
+    for (const store of this.storeByName.values()) {
       const writes = store.takeWrites();
       if (writes.length) stores.push({ store, writes });
     }
@@ -195,48 +208,77 @@ export class StreamTask {
 
   /** The runtime made the commit durable. */
   committed(commit: TaskCommit): void {
-    for (const { topic, position } of commit.positions) this.trackers.get(topic)!.markCommitted(position);
+    for (const { topic, position } of commit.positions) this.tracker(topic).markCommitted(position);
     for (const { store } of commit.stores) store.writesCommitted();
   }
 
-  /** Stops at once: records in progress are abandoned and nothing more will be committed. */
-  async abandon(): Promise<void> {
-    this.closed = true;
-    this.processor.abandon?.();
-    for (const s of this.stores) s.discardPending();
-    const deadline = Date.now() + 5_000;
-    while ((this.inFlight > 0 || this.busy) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  /** Clean stop: no new record starts, records in progress finish (and can then be committed). */
+  async close(): Promise<void> {
+    if (this.lifecycle.state === 'created' || this.lifecycle.state === 'restoring') {
+      this.exit = 'closed';
+      return this.lifecycle.to('closed');
+    }
+    this.lifecycle.to('closing');
+    await this.settled(Infinity);
     await this.processor.close?.();
+    this.exit = 'closed';
+    this.lifecycle.to('closed');
   }
 
   /**
    * Leaves the partition to another owner, keeping what is finished: no new record starts, records in
-   * flight are told to stop (a fetch closes its connection) and left unfinished, so the next commit
+   * flight are told to stop (a fetch closes its connection) and stay unfinished, so the next commit
    * holds every finished record's outputs and positions stop below the first unfinished one. Without
-   * this a move would make the new owner redo — and refetch — everything since the last commit.
+   * this, a move would make the new owner redo (and refetch) everything since the last commit.
    */
   async handOver(): Promise<void> {
-    this.closed = true;
-    this.handingOver = true;
+    this.lifecycle.to('handing-over');
     this.processor.abandon?.();
-    // Bounded: a processor whose abandoned records never settle (a sink waiting on its aborted
-    // writer) must not hold the move up; those records stay unfinished either way.
-    const deadline = Date.now() + 5_000;
-    while (this.busy && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    // Bounded: records whose abort never settles (a sink waiting on its aborted writer) must not
+    // hold the move up; they stay unfinished either way.
+    await this.settled(STOP_GRACE_MS);
     await this.processor.close?.();
+    this.exit = 'handed-over';
+    this.lifecycle.to('closed');
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    while (this.inFlight > 0 || this.busy) await new Promise((r) => setTimeout(r, 10));
+  /** Stops at once: work in progress is dropped and nothing more will be committed. */
+  async abandon(): Promise<void> {
+    if (this.lifecycle.state === 'closed') return;
+    this.lifecycle.to('abandoning');
+    this.exit = 'abandoned';
+    this.processor.abandon?.();
+    for (const s of this.storeByName.values()) s.discardPending();
+    this.ready = [];
+    await this.settled(STOP_GRACE_MS);
     await this.processor.close?.();
+    this.lifecycle.to('closed');
+  }
+
+  /** Resolves once nothing runs (or after `boundMs`). */
+  private settled(boundMs: number): Promise<void> {
+    if (this.inFlight === 0 && !this.turns.held) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = Number.isFinite(boundMs) ? setTimeout(resolve, boundMs) : undefined;
+      this.settledWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private notifySettled(): void {
+    if (this.inFlight > 0 || this.turns.held || this.settledWaiters.length === 0) return;
+    const waiters = this.settledWaiters;
+    this.settledWaiters = [];
+    for (const w of waiters) w();
   }
 
   private async drain(): Promise<void> {
     if (this.draining) return;
     this.draining = true;
     try {
-      if (this.node.concurrency) this.dispatchConcurrent();
+      if (this.node.definition.concurrency) this.dispatchConcurrent();
       else await this.drainSequential();
     } finally {
       this.draining = false;
@@ -244,14 +286,14 @@ export class StreamTask {
   }
 
   private async drainSequential(): Promise<void> {
-    while (this.queueHead < this.queue.length && !this.closed) {
+    while (this.queueHead < this.queue.length && this.lifecycle.accepting) {
       const deadline = performance.now() + SLICE_MS;
-      await this.exclusive(async () => {
-        while (this.queueHead < this.queue.length && performance.now() < deadline) {
-          const record = this.queue[this.queueHead++];
-          await this.handle(record, this.sharedContext);
+      await this.turns.take(async () => {
+        while (this.queueHead < this.queue.length && performance.now() < deadline && this.lifecycle.accepting) {
+          await this.handle(this.queue[this.queueHead++], this.sharedContext);
         }
       });
+      this.notifySettled();
       this.compactQueue();
       this.options.onActivity();
       if (this.queueHead < this.queue.length) await yieldToLoop();
@@ -259,8 +301,8 @@ export class StreamTask {
   }
 
   private dispatchConcurrent(): void {
-    const { maxInFlight, perKeyOrder } = this.node.concurrency!;
-    while (this.queueHead < this.queue.length && this.inFlight < maxInFlight && !this.closed) {
+    const { maxInFlight, perKeyOrder } = this.node.definition.concurrency!;
+    while (this.queueHead < this.queue.length && this.inFlight < maxInFlight && this.lifecycle.accepting) {
       const record = this.queue[this.queueHead++];
       if (perKeyOrder) {
         const waiting = this.keysInFlight.get(record.key);
@@ -281,24 +323,25 @@ export class StreamTask {
     const ctx = this.contextFor(() => outputs);
     void this.handle(record, ctx, outputs).finally(() => {
       this.inFlight--;
-      if (!this.handingOver) for (const o of outputs) this.ready.push(o);
-      if (this.node.concurrency!.perKeyOrder) {
+      if (!this.lifecycle.leaving || this.lifecycle.state === 'closing') for (const o of outputs) this.ready.push(o);
+      if (this.node.definition.concurrency!.perKeyOrder) {
         const waiting = this.keysInFlight.get(record.key)!;
         const next = waiting.shift();
-        if (next) this.runConcurrent(next);
-        else this.keysInFlight.delete(record.key);
+        if (next && this.lifecycle.accepting) this.runConcurrent(next);
+        else if (!next) this.keysInFlight.delete(record.key);
       }
       this.dispatchConcurrent();
+      this.notifySettled();
       this.options.onActivity();
     });
   }
 
   /** Decodes and processes one record; failures go to the dead-letter topic with their reason. */
-  private async handle(record: RawRecord, ctx: ProcessorContext, outputs?: OutputRecord[]): Promise<void> {
-    const tracker = this.trackers.get(record.topic)!;
+  private async handle(record: RawRecord, ctx: Context, outputs?: OutputRecord[]): Promise<void> {
+    const tracker = this.tracker(record.topic);
     const sink = outputs ?? this.ready;
     const mark = sink.length;
-    const journal = this.stores.map((s) => s.journalMark());
+    const journal = [...this.storeByName.values()].map((s) => s.journalMark());
     let value: unknown;
     try {
       value = await this.decode(record);
@@ -308,19 +351,19 @@ export class StreamTask {
       return;
     }
     try {
-      const input: InputRecord<unknown> = { ...record, topic: this.logical.get(record.topic) ?? record.topic, value };
-      const result = this.processor.process(input, ctx);
+      const input: InputRecord = { ...record, topic: this.declared.get(record.topic) ?? record.topic, value };
+      const result = this.processor.process(input as never, ctx);
       if (result) await result;
     } catch (err) {
-      // Undo what the failed record did, so that the commit holds either all of a record or none.
+      // Undo what the failed record did, so that a commit holds either all of a record or none.
       sink.length = mark;
-      this.stores.forEach((s, i) => s.rollbackTo(journal[i]));
+      [...this.storeByName.values()].forEach((s, i) => s.rollbackTo(journal[i]));
       // A record interrupted by a hand-over did not fail: its next owner processes it again.
-      if (outputs && this.handingOver) return;
+      if (outputs && this.lifecycle.state === 'handing-over') return;
       this.deadLetter(record, `processor failed: ${(err as Error).stack ?? err}`, sink);
     }
     // Concurrent records still running when the task was handed over stay unfinished.
-    if (outputs && this.handingOver) return;
+    if (outputs && this.lifecycle.state === 'handing-over') return;
     tracker.finish(record.offset);
   }
 
@@ -336,55 +379,48 @@ export class StreamTask {
 
   private deadLetter(record: RawRecord, reason: string, sink: OutputRecord[]): void {
     this.metrics.count('dead-letters');
-    this.options.log.warn(`${this.id}: ${record.topic}/${record.partition}@${record.offset} sent to ${DEAD_LETTER_TOPIC}: ${reason.split('\n')[0]}`);
+    this.options.log.warn(`${this.id}: ${record.topic}/${record.partition}@${record.offset} sent to ${DEAD_LETTERS}: ${reason.split('\n')[0]}`);
     const letter: DeadLetter = {
       topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
       processor: this.node.name, reason: reason.slice(0, 4000), value: record.value, failed_at: this.options.clock(),
     };
-    const topic = this.physical(DEAD_LETTER_TOPIC);
+    const topic = this.node.physical.get(DEAD_LETTERS)!;
     sink.push({ topic, key: record.key, value: this.options.codecs.encode(topic, letter), timestamp: letter.failed_at });
   }
 
-  private contextFor(outputs: () => OutputRecord[]): ProcessorContext {
+  private contextFor(outputs: () => OutputRecord[]): Context {
     const task = this;
+    const { codecs, clock } = this.options;
+    const node = this.node;
     return {
-      processorName: this.node.name,
+      processorName: node.name,
       partition: this.partition,
-      config: this.options.config,
+      logId: this.options.logId,
       metrics: this.metrics,
       log: this.options.log,
-      now: this.options.clock,
-      forward: this.forwarder(outputs),
-      store<K, V>(name: string): KeyValueStore<K, V> {
-        const store = task.storeByName.get(name);
-        if (!store) throw new Error(`processor ${task.node.name} has no store named ${name}`);
-        return store as KeyValueStore<K, V>;
+      now: clock,
+      forward(declared, key, value) {
+        if (node.discarded.has(declared)) return task.metrics.count(`discarded.${declared}`);
+        const topic = node.physical.get(declared);
+        if (!topic || !node.outputs.includes(topic)) {
+          throw new Error(`processor ${node.name} forwarded to ${declared}, which is not among its declared outputs`);
+        }
+        outputs().push({ topic, key, value: codecs.encode(topic, value), timestamp: clock() });
       },
+      store: (spec) => task.storeOf(spec),
     };
   }
 
-  private forwarder(outputs: () => OutputRecord[]): ProcessorContext['forward'] {
-    const outputsAllowed = new Set(this.node.outputs);
-    return (logicalTopic, key, value) => {
-      const topic = this.physical(logicalTopic);
-      if (!outputsAllowed.has(topic)) throw new Error(`processor ${this.node.name} forwarded to ${logicalTopic}, which is not among its declared outputs`);
-      outputs().push({ topic, key, value: this.options.codecs.encode(topic, value), timestamp: this.options.clock() });
-    };
+  private tracker(topic: string): InputTracker {
+    const tracker = this.trackers.get(topic);
+    if (!tracker) throw new Error(`task ${this.id} does not read ${topic} (or has not started)`);
+    return tracker;
   }
 
-  /** Processors name topics logically; a replay runs them over renamed (private) topics. */
-  private physical(logical: string): string {
-    return this.node.topicNames?.[logical] ?? logical;
-  }
-
-  private async exclusive(fn: () => Promise<void>): Promise<void> {
-    while (this.busy) await new Promise((r) => setImmediate(r));
-    this.busy = true;
-    try {
-      await fn();
-    } finally {
-      this.busy = false;
-    }
+  private journalMarks(): number {
+    let n = 0;
+    for (const s of this.storeByName.values()) n += s.journalMark();
+    return n;
   }
 
   private compactQueue(): void {

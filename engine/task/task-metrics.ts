@@ -1,14 +1,15 @@
 // Counters and gauges of one task. Counters are committed with the task's state so totals survive
 // restarts; gauges describe the present and are never persisted.
-import type { Metrics } from '../processor.js';
+import type { Metrics } from '../api.js';
 
 export class TaskMetrics implements Metrics {
-  readonly totals: Map<string, number>;
+  readonly totals = new Map<string, number>();
   readonly gauges = new Map<string, number>();
   private dirty = new Set<string>();
 
-  constructor(initial?: Map<string, number>) {
-    this.totals = new Map(initial);
+  /** Totals committed by earlier runs of the task. */
+  restore(totals: ReadonlyMap<string, number>): void {
+    for (const [name, value] of totals) this.totals.set(name, value);
   }
 
   count(name: string, by = 1): void {

@@ -3,23 +3,19 @@
 // that tests can inspect. Records forwarded to a topic that a driven processor consumes are piped
 // on to it; the rest are captured for `readOutput`.
 import { MemoryLevel } from 'memory-level';
-import type { Logger } from '../processor.js';
+import type { Logger, StoreSpec, KeyValueStore } from '../api.js';
 import { LevelStore, type BinaryDb } from '../stores/level-store.js';
-import type { KeyValueStore } from '../stores/key-value-store.js';
 import { LocalSchemaRegistry } from '../avro/local-schema-registry.js';
-import { loadSchema } from '../../schemas/schema-files.js';
 import { TopicCodecs } from '../avro/topic-codecs.js';
-import { defaultCrawlConfig, type CrawlConfig } from '../../crawl/config.js';
-import { crawlTopology } from '../../crawl/topology.js';
 import { bucketsOfPartition } from '../partitioning.js';
-import type { ProcessorResources, Topology } from '../topology.js';
+import { selectProcessors, type Topology } from '../topology.js';
 import { StreamTask, type OutputRecord } from '../task/stream-task.js';
 
-export interface DriverOptions {
-  processors: string[];
-  topology?: Topology;
-  config?: Partial<CrawlConfig>;
-  resources?: ProcessorResources;
+export interface DriverOptions<S, T> {
+  topology: Topology<S, T>;
+  /** The processors to drive (default: all of the topology's). */
+  processors?: readonly string[];
+  services: S;
   startTime?: number;
   log?: Logger;
 }
@@ -30,13 +26,10 @@ export interface CapturedRecord<V = unknown> {
   timestamp: number;
 }
 
-const quiet: Logger = { info: () => {}, warn: () => {} };
-
-export class TopologyTestDriver {
+export class TopologyTestDriver<S, T> {
   now: number;
-  readonly config: CrawlConfig;
   readonly warnings: string[] = [];
-  private readonly tasks: StreamTask[] = [];
+  private readonly tasks: StreamTask<S>[] = [];
   private readonly stores = new Map<string, LevelStore<unknown, unknown>>();
   private readonly captured = new Map<string, CapturedRecord[]>();
   private readonly offsets = new Map<string, number>();
@@ -44,44 +37,80 @@ export class TopologyTestDriver {
   private constructor(
     private readonly db: MemoryLevel<Buffer, Buffer>,
     private readonly codecs: TopicCodecs,
-    config: CrawlConfig,
     startTime: number,
   ) {
-    this.config = config;
     this.now = startTime;
   }
 
-  static async create(options: DriverOptions): Promise<TopologyTestDriver> {
-    const topology = options.topology ?? crawlTopology();
+  static async create<S, T>(options: DriverOptions<S, T>): Promise<TopologyTestDriver<S, T>> {
     const db = new MemoryLevel<Buffer, Buffer>({ keyEncoding: 'buffer', valueEncoding: 'buffer' });
     await db.open();
     const registry = new LocalSchemaRegistry(db.sublevel<string, string>('registry', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as never);
     const codecs = new TopicCodecs(registry);
-    for (const topic of topology.topics.values()) await codecs.addTopic(topic.name, loadSchema(topic.schema));
-    const config = defaultCrawlConfig(options.config);
-    const driver = new TopologyTestDriver(db, codecs, config, options.startTime ?? Date.UTC(2026, 0, 1));
+    for (const topic of options.topology.topics.values()) await codecs.addTopic(topic.name, topic.schema);
+    const driver = new TopologyTestDriver<S, T>(db, codecs, options.startTime ?? Date.UTC(2026, 0, 1));
     const log: Logger = options.log ?? { info: () => {}, warn: (m) => driver.warnings.push(m) };
     const owned = bucketsOfPartition(0, 1);
-    for (const name of options.processors) {
-      const node = topology.processors.find((p) => p.name === name);
-      if (!node) throw new Error(`no processor named ${name}`);
-      const stores = node.stores.map((spec) => new LevelStore(db as unknown as BinaryDb, spec, owned));
+    for (const node of selectProcessors(options.topology, options.processors)) {
+      const stores = node.definition.stores.map((spec) => new LevelStore(db as unknown as BinaryDb, spec, owned));
       for (const s of stores) driver.stores.set(s.name, s);
       driver.tasks.push(new StreamTask({
-        node, partition: 0,
-        processor: node.create({ config, resources: options.resources ?? {} }),
-        stores, positions: new Map(), codecs, config,
-        clock: () => driver.now, log: log ?? quiet, owns: () => true, onActivity: () => {},
+        node, partition: 0, services: options.services, stores, codecs, logId: 'test-driver',
+        clock: () => driver.now, log, owns: () => true, onActivity: () => {},
       }));
     }
-    for (const t of driver.tasks) await t.init();
-    await driver.commit();
+    for (const t of driver.tasks) {
+      t.restoring();
+      await t.start(new Map());
+    }
+    for (const t of driver.tasks) await driver.commitTask(t);
     return driver;
   }
 
   /** Pipes one record into every driven processor that consumes `topic`, and what follows from it. */
-  async pipe(topic: string, key: string, value: unknown): Promise<void> {
-    const pending: OutputRecord[] = [{ topic, key, value: this.codecs.encode(topic, value), timestamp: this.now }];
+  async pipe<N extends keyof T & string>(topic: N, key: string, value: T[N]): Promise<void> {
+    await this.pipeEncoded({ topic, key, value: this.codecs.encode(topic, value), timestamp: this.now });
+  }
+
+  /** Moves the manual clock and runs the punctuators once at the new time. */
+  async advanceTime(ms: number): Promise<void> {
+    this.now += ms;
+    for (const task of this.tasks) {
+      await task.punctuate(this.now);
+      await this.settle(task);
+      for (const out of await this.commitTask(task)) await this.pipeEncoded(out);
+    }
+  }
+
+  readOutput<N extends keyof T & string>(topic: N): CapturedRecord<T[N]>[] {
+    const out = this.captured.get(topic) ?? [];
+    this.captured.set(topic, []);
+    // Values were decoded from the topic's own schema, whose type T[N] the topology declares.
+    return out as CapturedRecord<T[N]>[];
+  }
+
+  store<K, V>(spec: StoreSpec<K, V>): KeyValueStore<K, V> {
+    const store: KeyValueStore<any, any> | undefined = this.stores.get(spec.name);
+    if (!store) throw new Error(`no store named ${spec.name} among the driven processors`);
+    return store;
+  }
+
+  /** Totals of a processor's counters, e.g. counter('normalize', 'rejected.too-long'). */
+  counter(processor: string, name: string): number {
+    return this.tasks.find((t) => t.node.name === processor)?.metrics.totals.get(name) ?? 0;
+  }
+
+  hasPendingWork(processor: string): boolean {
+    return this.tasks.find((t) => t.node.name === processor)?.hasPendingWork() ?? false;
+  }
+
+  async close(): Promise<void> {
+    for (const t of this.tasks) await t.close();
+    await this.db.close();
+  }
+
+  private async pipeEncoded(first: OutputRecord): Promise<void> {
+    const pending: OutputRecord[] = [first];
     while (pending.length) {
       const record = pending.shift()!;
       const consumers = this.tasks.filter((t) => t.node.inputs.includes(record.topic));
@@ -99,61 +128,17 @@ export class TopologyTestDriver {
     }
   }
 
-  /** Moves the manual clock and runs the punctuators once at the new time. */
-  async advanceTime(ms: number): Promise<void> {
-    this.now += ms;
-    for (const task of this.tasks) {
-      await task.punctuate(this.now);
-      await this.settle(task);
-      for (const out of await this.commitTask(task)) {
-        const consumers = this.tasks.filter((t) => t.node.inputs.includes(out.topic));
-        if (consumers.length) await this.pipe(out.topic, out.key, this.codecs.decode(out.topic, out.value));
-        else this.capture(out);
-      }
-    }
-  }
-
-  readOutput<V>(topic: string): CapturedRecord<V>[] {
-    const out = (this.captured.get(topic) ?? []) as CapturedRecord<V>[];
-    this.captured.set(topic, []);
-    return out;
-  }
-
-  store<K, V>(name: string): KeyValueStore<K, V> {
-    const store = this.stores.get(name);
-    if (!store) throw new Error(`no store named ${name} among the driven processors`);
-    return store as unknown as KeyValueStore<K, V>;
-  }
-
-  /** Totals of a processor's counters, e.g. counter('normalize', 'rejected.too-long'). */
-  counter(processor: string, name: string): number {
-    return this.tasks.find((t) => t.node.name === processor)?.metrics.totals.get(name) ?? 0;
-  }
-
-  hasPendingWork(processor: string): boolean {
-    return this.tasks.find((t) => t.node.name === processor)?.hasPendingWork() ?? false;
-  }
-
-  async close(): Promise<void> {
-    for (const t of this.tasks) await t.close();
-    await this.db.close();
-  }
-
   private capture(record: OutputRecord): void {
     const list = this.captured.get(record.topic) ?? [];
     list.push({ key: record.key, value: this.codecs.decode(record.topic, record.value), timestamp: record.timestamp });
     this.captured.set(record.topic, list);
   }
 
-  private async settle(task: StreamTask): Promise<void> {
+  private async settle(task: StreamTask<S>): Promise<void> {
     while (!task.isQuiescent()) await new Promise((r) => setImmediate(r));
   }
 
-  private async commit(): Promise<void> {
-    for (const t of this.tasks) await this.commitTask(t);
-  }
-
-  private async commitTask(task: StreamTask): Promise<OutputRecord[]> {
+  private async commitTask(task: StreamTask<S>): Promise<OutputRecord[]> {
     const commit = task.takeCommit();
     if (!commit) return [];
     const ops = commit.stores.flatMap(({ writes }) => writes.map((w) => (w.value === null ? { type: 'del' as const, key: w.key } : { type: 'put' as const, key: w.key, value: w.value })));

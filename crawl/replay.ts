@@ -1,0 +1,67 @@
+// Replays of the crawl: re-run parse and the sink (or any stateless processors) over the retained
+// `fetched` topic with the crawl's services, embedded or on Kafka. The sink writes under its own name
+// (`replay-<id>`), so its positions never mix with the live crawl's and its newer rows replace the
+// earlier ones in ClickHouse.
+import type { Logger } from '../engine/api.js';
+import { planReplay } from '../engine/replay/replay-plan.js';
+import type { ReplayProgress } from '../engine/replay/replay-progress.js';
+import { readClusterState, connectCluster } from '../engine/kafka/kafka-cluster.js';
+import { sharedClickHouse } from '../clickhouse/connection.js';
+import { ParsePool } from '../parsing/parse-pool.js';
+import type { ParserModule } from '../parsing/parser-module.js';
+import { defaultCrawlConfig, type CrawlConfig } from './config.js';
+import { createFetcher, type CrawlServices } from './services.js';
+import { crawlTopology } from './topology.js';
+
+export interface CrawlReplayOptions {
+  id: string;
+  from: string;
+  processors: string[];
+  since?: number;
+  fromOffset?: number;
+  parserModule?: ParserModule;
+  clickhouseUrl?: string;
+  log: Logger;
+  onProgress?: (p: ReplayProgress) => void;
+  signal?: AbortSignal;
+  /** Embedded: the crawl's data directory. */
+  dataDir?: string;
+  /** Kafka: the cluster. */
+  kafka?: { brokers: string[]; prefix: string; registryUrl: string };
+}
+
+export async function runCrawlReplay(o: CrawlReplayOptions): Promise<ReplayProgress> {
+  const plan = planReplay(crawlTopology(), { id: o.id, from: o.from, processors: o.processors });
+  if (o.kafka && plan.topology.processors.some((p) => p.name === 'sink') && !o.clickhouseUrl) throw new Error('replaying the sink needs --clickhouse-url');
+  const config = o.kafka ? await kafkaCrawlConfig(o.kafka, o.log) : defaultCrawlConfig();
+  const parsePool = new ParsePool(undefined, o.parserModule?.path);
+  const clickhouse = sharedClickHouse({ url: o.clickhouseUrl, dataDir: o.dataDir });
+  // A replay fetches nothing; the client is there because the services type has one, and opens no socket.
+  const fetcher = createFetcher(config);
+  const services: CrawlServices = {
+    config, fetcher, clickhouse, sinkName: `replay-${o.id}`, parsePool, parserModule: o.parserModule, control: { paused: false },
+  };
+  try {
+    if (plan.topology.processors.some((p) => p.name === 'sink')) await clickhouse();
+    const common = { plan, services, since: o.since, fromOffset: o.fromOffset, log: o.log, onProgress: o.onProgress, signal: o.signal };
+    if (o.kafka) {
+      const { runKafkaReplay } = await import('../engine/replay/kafka-replay.js');
+      return await runKafkaReplay({ ...common, ...o.kafka });
+    }
+    const { runEmbeddedReplay } = await import('../engine/replay/embedded-replay.js');
+    return await runEmbeddedReplay({ ...common, dataDir: o.dataDir! });
+  } finally {
+    await fetcher.close();
+    await clickhouse.close();
+    await parsePool.close();
+  }
+}
+
+async function kafkaCrawlConfig(k: { brokers: string[]; prefix: string }, log: Logger): Promise<CrawlConfig> {
+  const cluster = await connectCluster({ brokers: k.brokers, prefix: k.prefix, log });
+  try {
+    return defaultCrawlConfig((await readClusterState<Partial<CrawlConfig>>(cluster))?.options ?? {});
+  } finally {
+    await cluster.close();
+  }
+}

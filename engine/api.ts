@@ -1,0 +1,151 @@
+// The engine's public API: everything an application (the crawler, a user's module, a test topology)
+// needs to declare topics, stores and processors and wire them into a topology. The runtimes
+// (embedded log, Kafka, test driver) take a Topology and services and know nothing else of the
+// application; processors never learn which runtime drives them.
+//
+//   const words = defineTopic<Word>()({ name: 'words', schema: {...}, key: 'the word', ... });
+//   const counter = defineProcessor({ name: 'count', inputs: [words], outputs: [counts], stores: [totals],
+//     create: (services: { config: MyConfig }) => new Count(services.config), ... });
+//   const topology = new TopologyBuilder<MyServices>().topic(words).topic(counts).processor(counter).build();
+import type avro from 'avsc';
+import type { KeyValueStore, StoreSpec } from './stores/key-value-store.js';
+
+export type { KeyValueStore, StoreSpec, KeyCodec, ValueCodec } from './stores/key-value-store.js';
+export { defineStore } from './stores/key-value-store.js';
+export { stringKey, avroValues, jsonValues, emptyValue } from './stores/codecs.js';
+export { TopologyBuilder, describeTopology, type Topology, type ProcessorNode } from './topology.js';
+
+// ---------------------------------------------------------------------------------------- topics
+
+/** A topic's declaration. `V` is the TypeScript type of its values; the Avro schema must match it. */
+export interface TopicSpec<N extends string = string, V = unknown> {
+  readonly name: N;
+  /** Avro schema of the values, registered as `<topic>-value` (Confluent wire format). */
+  readonly schema: avro.Schema;
+  /** What the record key is, in words (records of one key go to one partition, in order). */
+  readonly key: string;
+  readonly description: string;
+  /** 'until-consumed': gone once every reader is past it. Otherwise kept this long, for replay. */
+  readonly retention: 'until-consumed' | { ms: number };
+  /** Internal topics (repartitions, private replay topics) are not meant for users to consume. */
+  readonly internal?: boolean;
+  /** Largest encoded record (max.message.bytes on Kafka). */
+  readonly maxRecordBytes: number;
+  /** Never set: carries V for the type checker. */
+  readonly __value?: V;
+}
+
+export type AnyTopic = TopicSpec<string, any>;
+
+/** `defineTopic<Value>()({ name, ... })`: the value type is given, the name inferred. */
+export function defineTopic<V>(): <N extends string>(spec: Omit<TopicSpec<N, V>, '__value'>) => TopicSpec<N, V> {
+  return (spec) => spec;
+}
+
+/** Topic name → value type, from a list of topic declarations. */
+export type TopicValues<Ts extends readonly AnyTopic[]> = {
+  [T in Ts[number] as T['name']]: T extends TopicSpec<string, infer V> ? V : never;
+};
+
+// --------------------------------------------------------------------------------------- records
+
+export interface InputRecord<N extends string = string, V = unknown> {
+  /** The topic's declared name (a replay may read it under another physical name). */
+  readonly topic: N;
+  readonly partition: number;
+  readonly offset: number;
+  /** Producer time, epoch milliseconds. */
+  readonly timestamp: number;
+  readonly key: string;
+  readonly value: V;
+}
+
+/** What `process` receives: a union discriminated by `topic` when a processor has several inputs. */
+export type RecordOf<In> = { [N in keyof In & string]: InputRecord<N, In[N]> }[keyof In & string];
+
+// ------------------------------------------------------------------------------------ processors
+
+export interface Metrics {
+  /** Monotonic counter, e.g. count('rejected.too-long'). Committed with the task, so totals survive restarts. */
+  count(name: string, by?: number): void;
+  /** Last-value gauge, e.g. gauge('frontier', 1234). Not persisted. */
+  gauge(name: string, value: number): void;
+}
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+export interface ProcessorContext<Out> {
+  readonly processorName: string;
+  /** Partition of the task this processor instance belongs to. */
+  readonly partition: number;
+  /**
+   * Identity of the log this task reads: created with the embedded data directory or with the
+   * Kafka topics, and new whenever they are recreated. Positions kept outside the engine (a sink's
+   * offsets in a database) must be keyed by it, or a new log would be mistaken for an old one.
+   */
+  readonly logId: string;
+  readonly metrics: Metrics;
+  readonly log: Logger;
+  /** Runtime clock in epoch milliseconds (a manual clock under the test driver). */
+  now(): number;
+  /**
+   * Emits a record to one of the processor's declared outputs. It becomes visible downstream
+   * atomically with this record's store writes and the input position that covers it.
+   */
+  forward<N extends keyof Out & string>(topic: N, key: string, value: Out[N]): void;
+  /** One of the processor's declared stores. Reads are synchronous; writes commit with the task. */
+  store<K, V>(spec: StoreSpec<K, V>): KeyValueStore<K, V>;
+}
+
+export interface Processor<In, Out> {
+  /** Once per task before any record, after its stores are restored. */
+  init?(ctx: ProcessorContext<Out>): void | Promise<void>;
+  /**
+   * One record. Sequential processors see records one at a time in offset order. Concurrent ones
+   * (ProcessorDefinition.concurrency) may have many pending; each call gets its own context so that
+   * what it forwards is committed with exactly that record.
+   */
+  process(record: RecordOf<In>, ctx: ProcessorContext<Out>): void | Promise<void>;
+  /** Every `punctuateEveryMs` of runtime clock: timers. */
+  punctuate?(now: number, ctx: ProcessorContext<Out>): void | Promise<void>;
+  /** True while the processor holds work that no input record will trigger (timers, queues). */
+  hasPendingWork?(): boolean;
+  /** The task is leaving: stop work in progress at once (abort requests in flight); none of it commits. */
+  abandon?(): void;
+  close?(): void | Promise<void>;
+}
+
+export interface ProcessorDefinition<Ins extends readonly AnyTopic[], Outs extends readonly AnyTopic[], S> {
+  readonly name: string;
+  readonly description: string;
+  readonly inputs: Ins;
+  readonly outputs: Outs;
+  readonly stores: readonly StoreSpec<any, any>[];
+  /**
+   * Sequential processors handle one record at a time. Concurrent ones may have up to `maxInFlight`
+   * records pending; with `perKeyOrder`, records of one key run one after another. Positions commit
+   * only below the oldest record still in progress. Concurrent processors own no stores.
+   */
+  readonly concurrency?: { maxInFlight: number; perKeyOrder: boolean };
+  readonly punctuateEveryMs?: number;
+  /** What can happen to a record on a crash, in plain words (shown by `describe`). */
+  readonly delivery: string;
+  /** One instance per task, from the services the application gives the runtime. */
+  readonly create: (services: S) => Processor<TopicValues<Ins>, TopicValues<Outs>>;
+}
+
+export type AnyProcessorDefinition<S = any> = ProcessorDefinition<readonly AnyTopic[], readonly AnyTopic[], S>;
+
+export function defineProcessor<const Ins extends readonly AnyTopic[], const Outs extends readonly AnyTopic[], S = object>(
+  def: ProcessorDefinition<Ins, Outs, S>,
+): ProcessorDefinition<Ins, Outs, S> {
+  return def;
+}
+
+/** A runtime's switch for processors that honour pausing (e.g. a scheduler stops releasing work). */
+export interface RuntimeControl {
+  paused: boolean;
+}

@@ -1,0 +1,136 @@
+// A topology on Kafka, as Kafka Streams' `new KafkaStreams(topology, config)`: runs all processors or
+// a chosen subset, each as its own consumer group with one task per partition; runtimes in many
+// processes share the work and tasks move between them. It follows the cluster state: a pause stops
+// work that honours RuntimeControl, and a new generation (a new partition count) re-opens every task.
+import { hostname } from 'node:os';
+import type { Producer } from 'kafkajs';
+import type { Logger, RuntimeControl } from '../api.js';
+import { selectProcessors, type ProcessorNode, type Topology } from '../topology.js';
+import type { TopicCodecs } from '../avro/topic-codecs.js';
+import { missingTopics, partitionCount, readClusterState, readLogId, topologyCodecs, watchClusterState, type Cluster, type ClusterState } from './kafka-cluster.js';
+import { ProcessorRunner } from './processor-runner.js';
+import type { TaskStatus } from './task-status.js';
+
+export interface KafkaRuntimeOptions<S> {
+  cluster: Cluster;
+  topology: Topology<S>;
+  services: S;
+  /** Flipped by the runtime as the cluster state pauses and resumes; give the same object to processors. */
+  control: RuntimeControl;
+  registryUrl: string;
+  processors?: readonly string[];
+  /** Local state of this process's tasks (restored from changelogs when missing). */
+  dataDir: string;
+  log: Logger;
+  sessionTimeoutMs?: number;
+}
+
+export class KafkaRuntime<S> {
+  readonly id = `${hostname()}-${process.pid}`;
+  private runners: ProcessorRunner<S>[] = [];
+  private statusProducer: Producer | undefined;
+  private statusTimer: NodeJS.Timeout | undefined;
+  private unwatch: (() => Promise<void>) | undefined;
+  /** The generation of the cluster state last seen, and the one the running tasks were opened for. */
+  private generation = 0;
+  private runningGeneration = 0;
+  private partitions = 0;
+  private nodes: ProcessorNode<S>[] = [];
+  private codecs!: TopicCodecs;
+  private logId = '';
+  private reopening: Promise<void> = Promise.resolve();
+
+  constructor(private readonly o: KafkaRuntimeOptions<S>) {}
+
+  async start(): Promise<void> {
+    const { cluster, topology, log } = this.o;
+    const missing = await missingTopics(cluster, topology);
+    if (missing.length) {
+      throw new Error(`topics missing on the cluster: ${missing.join(', ')}; create them with \`crawlstream topics create\``);
+    }
+    const logId = await readLogId(cluster);
+    if (!logId) throw new Error(`${cluster.names.stateTopic} holds no log identity: run \`crawlstream topics create\` (it keeps existing topics)`);
+    this.logId = logId;
+    this.nodes = selectProcessors(topology, this.o.processors);
+    this.codecs = await topologyCodecs(topology, cluster.names, this.o.registryUrl);
+    const state = await readClusterState(cluster);
+    this.o.control.paused = state?.control.paused ?? false;
+    this.generation = this.runningGeneration = state?.control.generation ?? 0;
+    this.partitions = await partitionCount(cluster, [...topology.topics.keys()][0]);
+    if (state?.control.partitions) this.partitions = Math.min(this.partitions, state.control.partitions);
+    await this.startRunners();
+    this.unwatch = await watchClusterState(cluster, this.id, (s) => this.follow(s));
+    this.statusProducer = cluster.kafka.producer();
+    await this.statusProducer.connect();
+    this.statusTimer = setInterval(() => void this.publishStatus().catch(() => {}), 1000);
+    log.info(`worker ${this.id} running ${this.nodes.map((n) => n.name).join(', ')} over ${this.partitions} partitions`);
+  }
+
+  /** Finishes records in progress, commits, leaves the groups. */
+  async stop(): Promise<void> {
+    if (this.statusTimer) clearInterval(this.statusTimer);
+    await this.phase('re-opening tasks', this.reopening);
+    await this.phase('the cluster state watch', this.unwatch?.().catch(() => {}));
+    await Promise.all(this.runners.map((r) => this.phase(`${r.name} tasks`, r.stop())));
+    await this.phase('the last status', this.publishStatus(true).catch(() => {}));
+    await this.phase('the status producer', this.statusProducer?.disconnect().catch(() => {}));
+  }
+
+  /** Says what a slow stop is waiting for, so that an operator is not left guessing. */
+  private async phase(what: string, done: Promise<unknown> | undefined): Promise<void> {
+    const timer = setInterval(() => this.o.log.info(`stopping: still waiting for ${what}`), 5000);
+    try {
+      await done;
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  private follow(state: ClusterState<unknown>): void {
+    const { control, log } = this.o;
+    if (control.paused !== state.control.paused) log.info(state.control.paused ? 'paused: no new work is released' : 'resumed');
+    control.paused = state.control.paused;
+    if (state.control.generation === this.generation) return;
+    this.generation = state.control.generation;
+    const partitions = state.control.partitions;
+    this.reopening = this.reopening.then(async () => {
+      // Every task re-opens for the new count: ownership of keys and buckets changed.
+      log.info(`partition count now ${partitions} (generation ${this.generation}): re-opening every task`);
+      await Promise.all(this.runners.map((r) => r.stop()));
+      this.partitions = partitions;
+      await this.startRunners();
+      this.runningGeneration = this.generation;
+    }).catch((err) => log.warn(`re-opening tasks failed: ${(err as Error).message}`));
+  }
+
+  private async startRunners(): Promise<void> {
+    const { cluster } = this.o;
+    this.runners = this.nodes.map((node) => new ProcessorRunner<S>({
+      kafka: cluster.kafka, admin: cluster.admin, names: cluster.names, node, partitions: this.partitions,
+      dataDir: this.o.dataDir, codecs: this.codecs, services: this.o.services, logId: this.logId, log: this.o.log,
+      sessionTimeoutMs: this.o.sessionTimeoutMs ?? 10_000,
+    }));
+    await Promise.all(this.runners.map((r) => r.start()));
+  }
+
+  private async publishStatus(leaving = false): Promise<void> {
+    const messages = [];
+    const at = Date.now();
+    for (const runner of this.runners) {
+      for (const host of runner.tasks()) {
+        const t = host.task;
+        const consumedUpTo: Record<string, number> = {};
+        for (const topic of t.node.inputs) {
+          consumedUpTo[topic] = Math.max(runner.consumedUpTo.get(`${topic}/${t.partition}`) ?? 0, t.nextOffset(topic));
+        }
+        const status: TaskStatus = {
+          processor: t.node.name, partition: t.partition, worker: leaving ? '' : this.id, paused: this.o.control.paused,
+          generation: this.runningGeneration, quiescent: host.settled(), pendingWork: t.hasPendingWork(), consumedUpTo,
+          gauges: Object.fromEntries(t.metrics.gauges), counters: Object.fromEntries(t.metrics.totals), at,
+        };
+        messages.push({ key: `${t.node.name}/${t.partition}`, value: JSON.stringify(status) });
+      }
+    }
+    if (messages.length) await this.statusProducer!.send({ topic: this.o.cluster.names.taskStatus, messages });
+  }
+}
