@@ -59,8 +59,13 @@ export interface SitemapSummary {
   invalid: number;
   /** Optional fields (lastmod, changefreq, priority) dropped as malformed; their URLs were kept. */
   droppedFields: number;
-  /** Uncompressed bytes fed to the reader (at most maxBytes). */
+  /**
+   * Uncompressed bytes fed to the reader (at most maxBytes). When the parser stopped early (complete
+   * false) the chunk it stopped in counts whole, so the figure then depends on the chunking.
+   */
   bytes: number;
+  /** The body was read to its end; false after a limit, corrupt gzip data, or a document that is not a sitemap. */
+  complete: boolean;
   /** Set when a limit stopped the parse: entries after that point were not read. */
   cutBy?: SitemapLimit;
   /** '<kind>: message', kind one of format, xml, gzip, limit, entry, errors. */
@@ -89,7 +94,7 @@ export class SitemapParser {
     this.depth = positive(options.depth, 1, 'depth');
     this.summary = {
       kind: 'empty', compressed: false, urls: 0, sitemaps: 0, ignoredCrossHost: 0, ignoredOutOfPath: 0,
-      ignoredTooDeep: 0, invalid: 0, droppedFields: 0, bytes: 0, errors: [],
+      ignoredTooDeep: 0, invalid: 0, droppedFields: 0, bytes: 0, complete: true, errors: [],
     };
   }
 
@@ -284,6 +289,7 @@ export class SitemapParser {
   private fail(message: string): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.summary.complete = false;
     this.log.add(message);
     this.reader?.stop();
   }
