@@ -259,7 +259,8 @@ export class SitemapParser {
     const value = parse(text);
     if (value === undefined) {
       this.summary.droppedFields++;
-      this.log.add(`entry ${n}: <${name}> ${JSON.stringify(text.slice(0, 40))} is malformed; dropped, URL kept`);
+      const shown = text === '' ? 'is empty or too long' : `${JSON.stringify(text.slice(0, 40))} is malformed`;
+      this.log.add(`entry ${n}: <${name}> ${shown}; dropped, URL kept`);
     }
     return value;
   }

@@ -208,8 +208,8 @@ export class XmlSitemapReader {
         entry.locTooLong = this.textTooLong || value.length > MAX_URL_LENGTH;
       }
     } else if (entry[field] === undefined) {
-      // An over-long value is kept cut: the field parser then rejects it as malformed.
-      entry[field] = value;
+      // An over-long value becomes '', which every field parser rejects: its cut prefix might look valid.
+      entry[field] = this.textTooLong ? '' : value;
     }
   }
 
