@@ -3,12 +3,15 @@ import { resolve } from 'node:path';
 import { openClickHouse } from '../clickhouse/connection.js';
 import { appliedMigrations, migrate } from '../clickhouse/schema.js';
 import { parse, UsageError } from './options.js';
+import { loadModules, MODULE_FLAGS } from './modules.js';
+import { createUserTableSql } from '../clickhouse/user-tables.js';
 import { DEFAULT_DATA_DIR } from './crawl-command.js';
 
 export async function run(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
   if (action !== 'migrate') throw new UsageError('usage: crawlstream clickhouse migrate [--data-dir DIR | --clickhouse-url URL]');
-  const { values } = parse(rest, { 'data-dir': { type: 'string' }, 'clickhouse-url': { type: 'string' } });
+  const { values } = parse(rest, { 'data-dir': { type: 'string' }, 'clickhouse-url': { type: 'string' }, 'processor-module': MODULE_FLAGS['processor-module'] });
+  const { processorModules } = await loadModules(values);
   const ch = await openClickHouse({
     url: values['clickhouse-url'] as string | undefined,
     dataDir: resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR),
@@ -16,6 +19,10 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const applied = await migrate(ch);
     const all = await appliedMigrations(ch);
+    for (const table of processorModules.flatMap((m) => m.tables)) {
+      await ch.command(createUserTableSql(table));
+      process.stdout.write(`table ${table.name} (from a processor module) is in place\n`);
+    }
     process.stdout.write(applied.length
       ? `applied ${applied.length} migration(s) to ${ch.location} (${ch.database}); schema version ${Math.max(...all.map((m) => m.version))}\n`
       : `${ch.location} (${ch.database}) is up to date at schema version ${Math.max(...all.map((m) => m.version))}\n`);

@@ -6,6 +6,7 @@ import { runEmbeddedCrawl } from '../crawl/embedded-crawl.js';
 import { NetworkPolicy } from '../fetching/network-policy.js';
 import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, intOption, listOption, parse, UsageError } from './options.js';
 import { formatProgress, formatSummary, stderrLogger } from './progress.js';
+import { loadModules, MODULE_FLAGS } from './modules.js';
 
 export const DEFAULT_DATA_DIR = 'crawl-data';
 
@@ -18,7 +19,9 @@ export async function run(argv: string[]): Promise<number> {
     partitions: { type: 'string' },
     'clickhouse-url': { type: 'string' },
     quiet: { type: 'boolean' },
+    ...MODULE_FLAGS,
   });
+  const modules = await loadModules(values);
   const seeds = [...positionals];
   const seedsFile = values['seeds-file'] as string | undefined;
   if (seedsFile) {
@@ -59,6 +62,7 @@ export async function run(argv: string[]): Promise<number> {
       seeds,
       partitions: intOption(values, 'partitions', 1),
       clickhouseUrl: values['clickhouse-url'] as string | undefined,
+      ...modules,
       log,
       signal: abort.signal,
       onProgress: quiet ? undefined : (stats) => {

@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<numb
   report: () => import('./report-command.js'),
   replay: () => import('./replay-command.js'),
   scale: () => import('./scale-command.js'),
+  describe: () => import('./describe-command.js'),
 };
 
 const USAGE = `usage: crawlstream <command> [options]
@@ -21,12 +22,14 @@ const USAGE = `usage: crawlstream <command> [options]
   crawl [URL...] [--seeds-file FILE] [--data-dir DIR] [--user-agent UA] [--max-depth N]
         [--max-pages N] [--max-pages-per-host N] [--default-delay-ms N] [--fetch-timeout-ms N]
         [--allow-network CIDR]... [--partitions N] [--clickhouse-url URL]
+        [--parser-module FILE] [--processor-module FILE]...
   query "SQL" [--data-dir DIR | --clickhouse-url URL] [--format json|table]
   replay --from fetched [--since TIME | --from-offset N] [--processors parse,sink] [--parser-module FILE]
          [--data-dir DIR | --brokers B [--topic-prefix P] --schema-registry URL] [--clickhouse-url URL]
   scale --partitions N [--data-dir DIR | --brokers B [--topic-prefix P]]
   report [--data-dir DIR | --clickhouse-url URL] --out report.html
-  clickhouse migrate [--data-dir DIR | --clickhouse-url URL]
+  clickhouse migrate [--data-dir DIR | --clickhouse-url URL] [--processor-module FILE]...
+  describe [--processor-module FILE]...            the topology: topics, processors, stores, guarantees
   normalize URL...
   robots FILE --user-agent UA URL...
 
@@ -34,7 +37,7 @@ Kafka mode (services: docker compose up -d, or scripts/dev-services.sh up):
   topics create --brokers HOST:PORT [--topic-prefix P] [--partitions N]
   worker --brokers B [--topic-prefix P] --schema-registry URL --clickhouse-url URL
          [--processors normalize,dedup,schedule,fetch,parse,simhash-bands,near-dup,sink]
-         [--allow-network CIDR]... [--data-dir DIR]
+         [--allow-network CIDR]... [--data-dir DIR] [--parser-module FILE] [--processor-module FILE]...
   seed --brokers B [--topic-prefix P] --schema-registry URL [crawl-level options of crawl] URL...
   status --brokers B [--topic-prefix P] [--wait-idle] [--timeout S]
 `;

@@ -5,6 +5,7 @@ import { NetworkPolicy } from '../fetching/network-policy.js';
 import { intOption, listOption, parse, UsageError } from './options.js';
 import { brokersOf, KAFKA_FLAGS, required } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
+import { loadModules, MODULE_FLAGS } from './modules.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
@@ -15,7 +16,9 @@ export async function run(argv: string[]): Promise<number> {
     'allow-network': { type: 'string', multiple: true },
     'data-dir': { type: 'string' },
     'session-timeout-ms': { type: 'string' },
+    ...MODULE_FLAGS,
   });
+  const modules = await loadModules(values);
   const allowNetworks = listOption(values, 'allow-network');
   try {
     new NetworkPolicy(allowNetworks);
@@ -35,6 +38,7 @@ export async function run(argv: string[]): Promise<number> {
     allowNetworks,
     dataDir: resolve((values['data-dir'] as string | undefined) ?? `crawl-data/worker-${process.pid}`),
     sessionTimeoutMs: intOption(values, 'session-timeout-ms', 1000),
+    ...modules,
     log,
     signal: abort.signal,
   });

@@ -8,7 +8,8 @@ import type { RobotsAnalyzer } from './robots-digest.js';
 import type { SinkTable } from './schema.js';
 
 export interface TableRow {
-  table: SinkTable;
+  /** One of the crawl's tables, or a user module's own. */
+  table: SinkTable | (string & {});
   row: Record<string, unknown>;
   /** Rough JSON size, for bounding a batch by bytes. */
   bytes: number;

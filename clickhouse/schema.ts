@@ -22,7 +22,7 @@ export interface Migration {
 }
 
 /** Columns every sunk row carries: who wrote it, from which record, and which write wins. */
-const SOURCE_COLUMNS = `
+export const SOURCE_COLUMNS = `
   sink_id String,
   src_topic String,
   src_partition UInt32,

@@ -13,7 +13,7 @@ import type { Logger } from '../engine/api.js';
 import type { ClickHouse } from './connection.js';
 import { sqlString } from './connection.js';
 import type { TableRow } from './rows.js';
-import { SINK_TABLES, type SinkTable } from './schema.js';
+import { SINK_TABLES } from './schema.js';
 
 export interface SinkSource {
   topic: string;
@@ -26,6 +26,8 @@ export interface SinkWriterOptions {
   connect: () => Promise<ClickHouse>;
   /** 'live', or a replay id: positions are kept per sink id. */
   sinkId: string;
+  /** Tables this writer inserts into, in flush order (default: the crawl's own). */
+  tables?: readonly string[];
   log: Logger;
   /** A batch is flushed at this many rows… */
   maxRows?: number;
@@ -53,7 +55,7 @@ function nextVersion(): number {
   return lastVersion;
 }
 
-const DEFAULTS = { maxRows: 5_000, maxBytes: 8 * 1024 * 1024, maxDelayMs: 500, minBackoffMs: 100, maxBackoffMs: 30_000 };
+const DEFAULTS = { tables: SINK_TABLES, maxRows: 5_000, maxBytes: 8 * 1024 * 1024, maxDelayMs: 500, minBackoffMs: 100, maxBackoffMs: 30_000 };
 
 export class SinkWriter {
   private readonly opts: Required<SinkWriterOptions>;
@@ -94,6 +96,9 @@ export class SinkWriter {
    */
   write(source: SinkSource, rows: TableRow[]): Promise<void> {
     if (this.closing || this.aborted) return Promise.reject(new Error('the ClickHouse sink writer is closed'));
+    // A row for a table the writer does not flush would be dropped without a word.
+    const unknown = rows.find((r) => !this.opts.tables.includes(r.table));
+    if (unknown) return Promise.reject(new Error(`the sink ${this.opts.sinkId} does not write table ${unknown.table} (it writes ${this.opts.tables.join(', ')})`));
     const key = `${source.topic}\0${source.partition}`;
     const last = this.lastWritten.get(key);
     if (last !== undefined && source.offset <= last) {
@@ -207,7 +212,7 @@ export class SinkWriter {
   }
 
   private async insertBatch(ch: ClickHouse, batch: Entry[], version: number, sunkAt: number): Promise<void> {
-    const byTable = new Map<SinkTable, Record<string, unknown>[]>();
+    const byTable = new Map<string, Record<string, unknown>[]>();
     const top = new Map<string, number>(); // `${table}\0${topic}\0${partition}` → highest offset in this insert
     let skipped = 0;
     for (const e of batch) {
@@ -235,7 +240,7 @@ export class SinkWriter {
       }
       if (skip) skipped++;
     }
-    for (const table of SINK_TABLES) {
+    for (const table of this.opts.tables) {
       const rows = byTable.get(table);
       if (!rows) continue;
       const queryId = `crawlstream-sink-${randomUUID()}`;
@@ -270,7 +275,7 @@ export class SinkWriter {
     }
     if (wanted.size === 0) return;
     const partitions = [...new Set([...wanted.values()].map((s) => s.partition))];
-    for (const table of SINK_TABLES) {
+    for (const table of this.opts.tables) {
       const rows = await ch.query<{ src_topic: string; src_partition: number | string; max_offset: string }>(
         `SELECT src_topic, src_partition, toString(max(src_offset)) AS max_offset FROM ${table}
          WHERE sink_id = ${sqlString(this.opts.sinkId)} AND src_partition IN (${partitions.join(', ')})

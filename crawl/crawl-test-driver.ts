@@ -31,6 +31,7 @@ export function testServices(config: Partial<CrawlConfig> = {}, services: Partia
     clickhouse: unused('ClickHouse'),
     sinkName: 'live',
     control: { paused: false },
+    rows: { open: unused('row sinks') },
     ...services,
   };
 }

@@ -7,9 +7,9 @@ import { CrawlBudget } from '../processors/crawl-budget.js';
 import type { DiscoveredUrl } from '../schemas/records.js';
 import type { CrawlConfig } from './config.js';
 import { crawlTopology } from './topology.js';
-import { createFetcher, type CrawlServices } from './services.js';
-import { ParsePool } from '../parsing/parse-pool.js';
-import { sharedClickHouse } from '../clickhouse/connection.js';
+import { openCrawlServices, type CrawlServices } from './services.js';
+import type { ParserModule } from '../parsing/parser-module.js';
+import type { ProcessorModule } from './processor-module.js';
 import { hostKey } from '../url/canonicalize.js';
 import { EmbeddedRuntime } from '../engine/embedded/embedded-runtime.js';
 import { crawlStats, type CrawlStats } from './stats.js';
@@ -20,6 +20,9 @@ export interface EmbeddedCrawlOptions {
   seeds: string[];
   partitions?: number;
   clickhouseUrl?: string;
+  /** A user's parsing step (--parser-module) and users' own processors (--processor-module). */
+  parserModule?: ParserModule;
+  processorModules?: ProcessorModule[];
   log: Logger;
   /** Called about every `progressEveryMs` while the crawl runs. */
   onProgress?: (stats: CrawlStats) => void;
@@ -36,25 +39,22 @@ export interface CrawlSummary extends CrawlStats {
 export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<CrawlSummary> {
   mkdirSync(options.dataDir, { recursive: true });
   const started = performance.now();
-  const clickhouse = sharedClickHouse({ url: options.clickhouseUrl, dataDir: options.dataDir });
-  const fetcher = createFetcher(options.config);
   const budget = new CrawlBudget(options.config.maxPages);
-  const parsePool = new ParsePool();
+  const open = openCrawlServices({
+    config: options.config, clickhouseUrl: options.clickhouseUrl, dataDir: options.dataDir, parserModule: options.parserModule, budget,
+  });
   let runtime: EmbeddedRuntime<CrawlServices> | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
-    const services: CrawlServices = {
-      config: options.config, fetcher, clickhouse, sinkName: 'live', parsePool, budget, control: { paused: false },
-    };
     runtime = await EmbeddedRuntime.open({
       dataDir: options.dataDir,
-      topology: crawlTopology(),
-      services,
+      topology: crawlTopology((options.processorModules ?? []).map((m) => m.processor)),
+      services: open.services,
       partitions: options.partitions,
       log: options.log,
     });
     // Fail early and clearly when ClickHouse cannot be opened, before any page is fetched.
-    await clickhouse();
+    await open.services.clickhouse();
     await runtime.start();
     for (const seed of options.seeds) {
       let host: string;
@@ -75,8 +75,6 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
   } finally {
     if (timer) clearInterval(timer);
     await runtime?.stop();
-    await fetcher.close();
-    await parsePool.close();
-    await clickhouse.close();
+    await open.close();
   }
 }

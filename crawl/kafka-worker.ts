@@ -5,12 +5,11 @@ import type { Logger, RuntimeControl } from '../engine/api.js';
 import { awaitClusterState, connectCluster, type Cluster } from '../engine/kafka/kafka-cluster.js';
 import { KafkaRuntime } from '../engine/kafka/kafka-runtime.js';
 import { selectProcessors, type Topology } from '../engine/topology.js';
-import { sharedClickHouse } from '../clickhouse/connection.js';
-import { ParsePool } from '../parsing/parse-pool.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import { defaultCrawlConfig, type CrawlConfig } from './config.js';
-import { createFetcher, type CrawlServices } from './services.js';
+import { openCrawlServices, type CrawlServices } from './services.js';
 import { crawlTopology } from './topology.js';
+import type { ProcessorModule } from './processor-module.js';
 
 export interface WorkerOptions {
   brokers: string[];
@@ -22,10 +21,10 @@ export interface WorkerOptions {
   dataDir: string;
   log: Logger;
   parserModule?: ParserModule;
+  /** Users' own processors (--processor-module), added to the crawl's topology. */
+  processorModules?: ProcessorModule[];
   sessionTimeoutMs?: number;
   signal?: AbortSignal;
-  /** The crawl's topology unless given (a user's processor module adds to it). */
-  topology?: Topology<CrawlServices>;
 }
 
 export class KafkaWorker {
@@ -43,22 +42,17 @@ export class KafkaWorker {
   async start(): Promise<void> {
     const { log } = this.o;
     const cluster = (this.cluster = await connectCluster({ brokers: this.o.brokers, prefix: this.o.prefix, clientId: `crawlstream-worker-${process.pid}`, log }));
-    const topology = this.o.topology ?? crawlTopology();
+    const topology = crawlTopology((this.o.processorModules ?? []).map((m) => m.processor));
     const nodes = selectProcessors(topology, this.o.processors);
     if (nodes.some((n) => n.name === 'sink') && !this.o.clickhouseUrl) {
       throw new Error('the sink processor needs --clickhouse-url (or leave it out with --processors)');
     }
     const state = await awaitClusterState<Partial<CrawlConfig>>(cluster, log, this.o.signal);
     const config = { ...defaultCrawlConfig(state.options), allowNetworks: this.o.allowNetworks };
-    const fetcher = createFetcher(config);
-    const clickhouse = sharedClickHouse({ url: this.o.clickhouseUrl });
-    const parsePool = new ParsePool(undefined, this.o.parserModule?.path);
-    this.closers.push(() => fetcher.close(), () => parsePool.close(), () => clickhouse.close());
-    const services: CrawlServices = {
-      config, fetcher, clickhouse, sinkName: 'live', parsePool, parserModule: this.o.parserModule, control: this.control,
-    };
+    const open = openCrawlServices({ config, clickhouseUrl: this.o.clickhouseUrl, parserModule: this.o.parserModule, control: this.control });
+    this.closers.push(() => open.close());
     this.runtime = new KafkaRuntime({
-      cluster, topology, services, control: this.control, registryUrl: this.o.registryUrl, processors: this.o.processors,
+      cluster, topology, services: open.services, control: this.control, registryUrl: this.o.registryUrl, processors: this.o.processors,
       dataDir: this.o.dataDir, log, sessionTimeoutMs: this.o.sessionTimeoutMs,
     });
     await this.runtime.start();

@@ -6,11 +6,9 @@ import type { Logger } from '../engine/api.js';
 import { planReplay } from '../engine/replay/replay-plan.js';
 import type { ReplayProgress } from '../engine/replay/replay-progress.js';
 import { readClusterState, connectCluster } from '../engine/kafka/kafka-cluster.js';
-import { sharedClickHouse } from '../clickhouse/connection.js';
-import { ParsePool } from '../parsing/parse-pool.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import { defaultCrawlConfig, type CrawlConfig } from './config.js';
-import { createFetcher, type CrawlServices } from './services.js';
+import { openCrawlServices } from './services.js';
 import { crawlTopology } from './topology.js';
 
 export interface CrawlReplayOptions {
@@ -34,15 +32,11 @@ export async function runCrawlReplay(o: CrawlReplayOptions): Promise<ReplayProgr
   const plan = planReplay(crawlTopology(), { id: o.id, from: o.from, processors: o.processors });
   if (o.kafka && plan.topology.processors.some((p) => p.name === 'sink') && !o.clickhouseUrl) throw new Error('replaying the sink needs --clickhouse-url');
   const config = o.kafka ? await kafkaCrawlConfig(o.kafka, o.log) : defaultCrawlConfig();
-  const parsePool = new ParsePool(undefined, o.parserModule?.path);
-  const clickhouse = sharedClickHouse({ url: o.clickhouseUrl, dataDir: o.dataDir });
-  // A replay fetches nothing; the client is there because the services type has one, and opens no socket.
-  const fetcher = createFetcher(config);
-  const services: CrawlServices = {
-    config, fetcher, clickhouse, sinkName: `replay-${o.id}`, parsePool, parserModule: o.parserModule, control: { paused: false },
-  };
+  // A replay fetches nothing; the HTTP client is there because the services have one, and opens no socket.
+  const open = openCrawlServices({ config, clickhouseUrl: o.clickhouseUrl, dataDir: o.dataDir, sinkName: `replay-${o.id}`, parserModule: o.parserModule });
+  const { services } = open;
   try {
-    if (plan.topology.processors.some((p) => p.name === 'sink')) await clickhouse();
+    if (plan.topology.processors.some((p) => p.name === 'sink')) await services.clickhouse();
     const common = { plan, services, since: o.since, fromOffset: o.fromOffset, log: o.log, onProgress: o.onProgress, signal: o.signal };
     if (o.kafka) {
       const { runKafkaReplay } = await import('../engine/replay/kafka-replay.js');
@@ -51,9 +45,7 @@ export async function runCrawlReplay(o: CrawlReplayOptions): Promise<ReplayProgr
     const { runEmbeddedReplay } = await import('../engine/replay/embedded-replay.js');
     return await runEmbeddedReplay({ ...common, dataDir: o.dataDir! });
   } finally {
-    await fetcher.close();
-    await clickhouse.close();
-    await parsePool.close();
+    await open.close();
   }
 }
 

@@ -4,7 +4,9 @@
 import type { RuntimeControl } from '../engine/api.js';
 import { HttpFetcher } from '../fetching/http-fetcher.js';
 import type { ClickHouse } from '../clickhouse/connection.js';
-import type { ParsePool } from '../parsing/parse-pool.js';
+import { rowSinks, type RowSinks } from '../clickhouse/row-sinks.js';
+import { sharedClickHouse } from '../clickhouse/connection.js';
+import { ParsePool } from '../parsing/parse-pool.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import type { CrawlBudget } from '../processors/crawl-budget.js';
 import type { CrawlConfig } from './config.js';
@@ -25,6 +27,8 @@ export interface CrawlServices {
   budget?: CrawlBudget;
   /** Kafka pauses releases while the partition count grows. */
   control: RuntimeControl;
+  /** Users' processors (--processor-module) write rows to their own tables through it. */
+  rows: RowSinks;
 }
 
 export function createFetcher(config: CrawlConfig): HttpFetcher {
@@ -36,4 +40,38 @@ export function createFetcher(config: CrawlConfig): HttpFetcher {
     maxBodyBytes: config.maxBodyBytes,
     allowNetworks: config.allowNetworks,
   });
+}
+
+export interface OpenServices {
+  services: CrawlServices;
+  /** Closes the clients and pools the services opened. */
+  close(): Promise<void>;
+}
+
+/** The services of one process: one HTTP client, one ClickHouse connection, one parse pool. */
+export function openCrawlServices(o: {
+  config: CrawlConfig;
+  /** A ClickHouse server; without it, embedded chdb under `dataDir`. */
+  clickhouseUrl?: string;
+  dataDir?: string;
+  sinkName?: string;
+  parserModule?: ParserModule;
+  budget?: CrawlBudget;
+  control?: RuntimeControl;
+}): OpenServices {
+  const fetcher = createFetcher(o.config);
+  const clickhouse = sharedClickHouse({ url: o.clickhouseUrl, dataDir: o.dataDir });
+  const parsePool = new ParsePool(undefined, o.parserModule?.path);
+  const services: CrawlServices = {
+    config: o.config, fetcher, clickhouse, sinkName: o.sinkName ?? 'live', parsePool, parserModule: o.parserModule,
+    budget: o.budget, control: o.control ?? { paused: false }, rows: rowSinks(clickhouse),
+  };
+  return {
+    services,
+    async close() {
+      await fetcher.close();
+      await parsePool.close();
+      await clickhouse.close();
+    },
+  };
 }

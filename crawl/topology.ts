@@ -11,7 +11,7 @@
 //
 // Each processor declares its own inputs, outputs and stores next to its code (processors/*.ts);
 // `crawlstream describe` prints the whole graph from those declarations.
-import { TopologyBuilder, type Topology } from '../engine/api.js';
+import { TopologyBuilder, type AnyProcessorDefinition, type Topology } from '../engine/api.js';
 import { normalizeProcessor } from '../processors/normalize.js';
 import { dedupProcessor } from '../processors/dedup.js';
 import { scheduleProcessor } from '../processors/schedule.js';
@@ -23,8 +23,8 @@ import { clickhouseSink } from '../processors/clickhouse-sink.js';
 import type { CrawlServices } from './services.js';
 import * as topics from './topics.js';
 
-export function crawlTopologyBuilder() {
-  return new TopologyBuilder<CrawlServices>()
+export function crawlTopologyBuilder(extra: readonly AnyProcessorDefinition<CrawlServices>[] = []) {
+  const builder = new TopologyBuilder<CrawlServices>()
     .topic(topics.discoveredUrls)
     .topic(topics.normalized)
     .topic(topics.deduped)
@@ -42,12 +42,15 @@ export function crawlTopologyBuilder() {
     .processor(simhashBandsProcessor)
     .processor(nearDupProcessor)
     .processor(clickhouseSink);
+  // Users' processors (--processor-module) read the crawl's topics like any other.
+  for (const def of extra) builder.processor(def);
+  return builder;
 }
 
 export type CrawlTopology = ReturnType<ReturnType<typeof crawlTopologyBuilder>['build']>;
 
-export function crawlTopology(): CrawlTopology {
-  return crawlTopologyBuilder().build();
+export function crawlTopology(extra: readonly AnyProcessorDefinition<CrawlServices>[] = []): CrawlTopology {
+  return crawlTopologyBuilder(extra).build();
 }
 
 export type { Topology };

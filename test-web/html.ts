@@ -81,11 +81,17 @@ function anchor(l: Link): string {
   return `<a href="${escapeHtml(l.href)}"${l.nofollow ? ' rel="nofollow"' : ''}>${escapeHtml(l.text)}</a>`;
 }
 
+/** What every synthetic page says of itself in <meta name="description"> (for extension tests). */
+export function metaDescription(v: Pick<PageView, 'title' | 'siteName'>): string {
+  return `${v.title} — ${v.siteName}`;
+}
+
 export function renderPage(v: PageView): string {
   const head = [
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(v.title)}</title>`,
+    `<meta name="description" content="${escapeHtml(metaDescription(v))}">`,
   ];
   if (v.baseHref !== undefined) head.push(`<base href="${escapeHtml(v.baseHref)}">`);
   if (v.metaNofollow) head.push('<meta name="robots" content="nofollow">');

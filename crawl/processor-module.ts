@@ -1,0 +1,58 @@
+// A user's own processor, loaded from an ES module (`--processor-module FILE`) into the crawl's
+// topology, embedded and on Kafka. The module is handed the public API, so it needs nothing installed
+// beside it:
+//
+//   export default ({ defineProcessor, topics, bodyText }) => ({
+//     tables: [{ name: 'meta_descriptions', columns: { url: 'String', description: 'String' }, orderBy: ['url'] }],
+//     processor: defineProcessor({ name: 'meta-description', inputs: [topics.fetched], outputs: [], stores: [], ... ,
+//       create: ({ rows }) => { ... rows.open(table, ctx).write(record, [{ url, description }]) ... } }),
+//   });
+//
+// Its inputs must be among the crawl's topics, its stores its own, its rows go through the typed
+// `rows` service, and its tables are created by `clickhouse migrate` (and at the first write).
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as api from '../engine/api.js';
+import type { AnyProcessorDefinition } from '../engine/api.js';
+import { checkUserTable, type UserTable } from '../clickhouse/user-tables.js';
+import { decompressBody } from '../fetching/body-codec.js';
+import { decodeHtml } from '../parsing/decode-html.js';
+import type { FetchResult } from '../schemas/records.js';
+import type { CrawlServices } from './services.js';
+import * as topics from './topics.js';
+
+/** What a processor module's default export receives. */
+export const moduleApi = {
+  ...api,
+  topics,
+  /** A fetched body as text (decompressed, charset decoded), at most `maxBytes` of it. */
+  bodyText(r: FetchResult, maxBytes = 1024 * 1024): string {
+    const bytes = decompressBody(r.body_encoding, r.body, maxBytes);
+    return decodeHtml(bytes, r.charset).html;
+  },
+};
+
+export interface ProcessorModule {
+  path: string;
+  processor: AnyProcessorDefinition<CrawlServices>;
+  tables: UserTable[];
+}
+
+export async function loadProcessorModule(file: string): Promise<ProcessorModule> {
+  const path = resolve(file);
+  let mod: { default?: unknown };
+  try {
+    mod = (await import(pathToFileURL(path).href)) as { default?: unknown };
+  } catch (err) {
+    throw new Error(`cannot load the processor module ${file}: ${(err as Error).message}`);
+  }
+  if (typeof mod.default !== 'function') throw new Error(`the processor module ${file} must export a default function (api) => ({ processor, tables })`);
+  const made = (mod.default as (a: typeof moduleApi) => { processor?: unknown; tables?: unknown })(moduleApi);
+  const processor = made?.processor as Partial<AnyProcessorDefinition<CrawlServices>> | undefined;
+  if (!processor || typeof processor.name !== 'string' || typeof processor.create !== 'function' || !Array.isArray(processor.inputs)) {
+    throw new Error(`the processor module ${file} must return { processor } made with defineProcessor (name, inputs, outputs, stores, create)`);
+  }
+  if (!/^[a-z][a-z0-9-]{0,40}$/.test(processor.name)) throw new Error(`${file}: processor name ${JSON.stringify(processor.name)}: use lowercase letters, digits and -`);
+  const tables = ((made.tables ?? []) as unknown[]).map((t) => checkUserTable(t, file));
+  return { path, processor: processor as AnyProcessorDefinition<CrawlServices>, tables };
+}
