@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { runEmbeddedCrawl } from '../runtime/embedded/embedded-crawl.js';
 import { NetworkPolicy } from '../fetching/network-policy.js';
-import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, intOption, listOption, parse, UsageError } from './options.js';
+import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, intOption, LIMITS, listOption, parse, UsageError } from './options.js';
 import { formatProgress, formatSummary, stderrLogger } from './progress.js';
 
 export const DEFAULT_DATA_DIR = 'crawl-data';
@@ -19,6 +19,8 @@ export async function run(argv: string[]): Promise<number> {
     'clickhouse-url': { type: 'string' },
     quiet: { type: 'boolean' },
   });
+  // Every option is checked before anything is read or written: a bad one must not leave a data directory behind.
+  const partitions = intOption(values, 'partitions', LIMITS.embeddedPartitions);
   const seeds = [...positionals];
   const seedsFile = values['seeds-file'] as string | undefined;
   if (seedsFile) {
@@ -57,7 +59,7 @@ export async function run(argv: string[]): Promise<number> {
       dataDir,
       config,
       seeds,
-      partitions: intOption(values, 'partitions', 1),
+      partitions,
       clickhouseUrl: values['clickhouse-url'] as string | undefined,
       log,
       signal: abort.signal,

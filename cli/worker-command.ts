@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { KafkaWorker } from '../runtime/kafka/kafka-worker.js';
 import { NetworkPolicy } from '../fetching/network-policy.js';
-import { intOption, listOption, parse, UsageError } from './options.js';
+import { intOption, LIMITS, listOption, parse, UsageError } from './options.js';
 import { brokersOf, KAFKA_FLAGS, required } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
 
@@ -16,6 +16,7 @@ export async function run(argv: string[]): Promise<number> {
     'data-dir': { type: 'string' },
     'session-timeout-ms': { type: 'string' },
   });
+  const sessionTimeoutMs = intOption(values, 'session-timeout-ms', LIMITS.sessionTimeoutMs);
   const allowNetworks = listOption(values, 'allow-network');
   try {
     new NetworkPolicy(allowNetworks);
@@ -34,7 +35,7 @@ export async function run(argv: string[]): Promise<number> {
     processors: listOption(values, 'processors'),
     allowNetworks,
     dataDir: resolve((values['data-dir'] as string | undefined) ?? `crawl-data/worker-${process.pid}`),
-    sessionTimeoutMs: intOption(values, 'session-timeout-ms', 1000),
+    sessionTimeoutMs,
     log,
     signal: abort.signal,
   });
