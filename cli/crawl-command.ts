@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { runEmbeddedCrawl } from '../crawl/embedded-crawl.js';
 import { NetworkPolicy } from '../fetching/network-policy.js';
-import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, intOption, listOption, parse, UsageError } from './options.js';
+import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, intOption, LIMITS, listOption, parse, UsageError } from './options.js';
 import { formatProgress, formatSummary, stderrLogger } from './progress.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
 
@@ -22,6 +22,8 @@ export async function run(argv: string[]): Promise<number> {
     ...MODULE_FLAGS,
   });
   const modules = await loadModules(values);
+  // Every option is checked before anything is read or written: a bad one must not leave a data directory behind.
+  const partitions = intOption(values, 'partitions', LIMITS.embeddedPartitions);
   const seeds = [...positionals];
   const seedsFile = values['seeds-file'] as string | undefined;
   if (seedsFile) {
@@ -60,7 +62,7 @@ export async function run(argv: string[]): Promise<number> {
       dataDir,
       config,
       seeds,
-      partitions: intOption(values, 'partitions', 1),
+      partitions,
       clickhouseUrl: values['clickhouse-url'] as string | undefined,
       ...modules,
       log,

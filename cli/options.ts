@@ -1,8 +1,42 @@
 // Command-line options shared by commands, parsed strictly: a bad value is a clear error, not a default.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { defaultCrawlConfig, productTokenOf, type CrawlConfig } from '../crawl/config.js';
+import { VIRTUAL_BUCKETS } from '../engine/partitioning.js';
+import { DurationError, formatDuration, parseDuration } from './duration.js';
+
+export { parseDuration, formatDuration } from './duration.js';
 
 export class UsageError extends Error {}
+
+/** Inclusive range of a numeric option; `why` explains the maximum when a value passes it. */
+export interface Bounds { min: number; max: number; why?: string }
+
+/** Node timers fire at once for delays above 2^31-1 ms (about 24.8 days): a delay option's max must stay below. */
+export const TIMER_MAX_MS = 2 ** 31 - 1;
+const DAY_MS = 86_400_000;
+
+/** The range of every numeric option of every command, in one place so each bound is tested. */
+export const LIMITS = {
+  maxDepth: { min: 0, max: 1_000 },
+  maxPages: { min: 0, max: 1e12 }, // 0 means no limit
+  maxPagesPerHost: { min: 1, max: 1e9 },
+  defaultDelayMs: { min: 0, max: DAY_MS, why: 'a delay over a day between two requests to one host is a mistake' },
+  fetchTimeoutMs: { min: 100, max: 3_600_000, why: 'a single request may take at most an hour' },
+  /** Hosts hash to VIRTUAL_BUCKETS buckets: partitions beyond that would stay empty. */
+  kafkaPartitions: { min: 1, max: VIRTUAL_BUCKETS, why: `hosts hash to ${VIRTUAL_BUCKETS} buckets, so more partitions would stay empty` },
+  /**
+   * An embedded crawl keeps one open file per topic and partition (9 topics) next to LevelDB's: 64
+   * partitions stay under the common 1024-descriptor limit, and one process gains nothing from more.
+   */
+  embeddedPartitions: { min: 1, max: 64, why: 'an embedded crawl keeps 9 files open per partition and one process gains nothing from more; use Kafka mode for more' },
+  /** Kafka brokers refuse session timeouts outside group.min/max.session.timeout.ms (6 s..30 min by default). */
+  sessionTimeoutMs: { min: 1_000, max: 1_800_000, why: 'Kafka brokers refuse session timeouts over 30 minutes by default' },
+  fromOffset: { min: 0, max: Number.MAX_SAFE_INTEGER },
+  /** status --wait-idle and scale give up after this long. */
+  waitTimeoutMs: { min: 1_000, max: 7 * DAY_MS },
+  /** replay --since DUR: how far back. */
+  sinceMs: { min: 1, max: 3_650 * DAY_MS },
+} as const satisfies Record<string, Bounds>;
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
@@ -23,12 +57,46 @@ export function parse(argv: string[], options: OptionSpec): { values: Record<str
   }
 }
 
-export function intOption(values: Record<string, unknown>, name: string, min = 0): number | undefined {
+/** A whole number in decimal digits within `bounds`; "1e3", "0x10", "+5" and "" are refused. */
+export function intOption(values: Record<string, unknown>, name: string, bounds: Bounds): number | undefined {
   const raw = values[name];
   if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got "${raw}"`);
+  const text = String(raw);
+  const range = `an integer from ${bounds.min} to ${bounds.max}`;
+  if (!/^\d{1,16}$/.test(text)) throw new UsageError(`--${name} must be ${range}, got "${text.slice(0, 40)}"`);
+  const n = Number(text);
+  if (n < bounds.min) throw new UsageError(`--${name} must be ${range}, got ${n}`);
+  if (n > bounds.max) throw new UsageError(`--${name} must be ${range}, got ${n}${bounds.why ? ` (${bounds.why})` : ''}`);
   return n;
+}
+
+/**
+ * Milliseconds of a duration option (grammar of parseDuration: 500ms, 30s, 5m, 1.5h, 7d) within
+ * `bounds` (in ms; a value used as a timer delay needs max ≤ TIMER_MAX_MS). `plainNumbersIn` keeps a
+ * legacy flag working: a bare integer is read in that unit.
+ * @throws UsageError naming the flag, the range and what was wrong.
+ */
+export function durationOption(
+  values: Record<string, unknown>,
+  name: string,
+  bounds: Bounds & { plainNumbersIn?: 'ms' | 's' },
+): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const text = String(raw).trim();
+  const range = `a duration from ${formatDuration(bounds.min)} to ${formatDuration(bounds.max)}`;
+  let ms: number;
+  try {
+    ms = bounds.plainNumbersIn && /^\d{1,16}$/.test(text) ? parseDuration(text + bounds.plainNumbersIn) : parseDuration(text);
+  } catch (err) {
+    if (!(err instanceof DurationError)) throw err;
+    throw new UsageError(`--${name} must be ${range}: ${err.message}`);
+  }
+  if (ms < bounds.min) throw new UsageError(`--${name} must be ${range}, got ${text}`);
+  if (ms > bounds.max) {
+    throw new UsageError(`--${name} must be ${range}, got ${text}${bounds.why ? ` (${bounds.why})` : ''}`);
+  }
+  return ms;
 }
 
 /** Crawl-level options from flags, on top of defaults (or of a stored config). */
@@ -40,15 +108,15 @@ export function crawlConfigFrom(values: Record<string, unknown>, base: Partial<C
     overrides.userAgent = ua;
     overrides.productToken = productTokenOf(ua);
   }
-  const set = (flag: string, key: keyof CrawlConfig, min = 0) => {
-    const n = intOption(values, flag, min);
+  const set = (flag: string, key: keyof CrawlConfig, bounds: Bounds) => {
+    const n = intOption(values, flag, bounds);
     if (n !== undefined) (overrides as Record<string, unknown>)[key] = n;
   };
-  set('max-depth', 'maxDepth');
-  set('max-pages', 'maxPages');
-  set('max-pages-per-host', 'maxPagesPerHost', 1);
-  set('default-delay-ms', 'defaultDelayMs');
-  set('fetch-timeout-ms', 'fetchTimeoutMs', 1);
+  set('max-depth', 'maxDepth', LIMITS.maxDepth);
+  set('max-pages', 'maxPages', LIMITS.maxPages);
+  set('max-pages-per-host', 'maxPagesPerHost', LIMITS.maxPagesPerHost);
+  set('default-delay-ms', 'defaultDelayMs', LIMITS.defaultDelayMs);
+  set('fetch-timeout-ms', 'fetchTimeoutMs', LIMITS.fetchTimeoutMs);
   const config = defaultCrawlConfig(overrides);
   // Connect and header timeouts never exceed the total one.
   config.connectTimeoutMs = Math.min(config.connectTimeoutMs, config.fetchTimeoutMs);

@@ -4,18 +4,36 @@ import { resolve } from 'node:path';
 import { loadParserModule } from '../parsing/parser-module.js';
 import { formatProgress, type ReplayProgress } from '../engine/replay/replay-progress.js';
 import { runCrawlReplay } from '../crawl/replay.js';
-import { intOption, listOption, parse, UsageError } from './options.js';
+import { durationOption, intOption, LIMITS, listOption, parse, UsageError } from './options.js';
 import { DEFAULT_DATA_DIR } from './crawl-command.js';
 import { KAFKA_FLAGS } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
 
-/** "2026-11-20", "2026-11-20T08:00:00Z", or a duration back from now: "90m", "24h", "7d". */
+// ISO 8601 dates only: Date.parse alone takes "1" for the year 2001, so a unit-less "--since 1" would
+// silently replay from 2001. A date without a time is midnight UTC, a time without an offset is local.
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/** "2026-11-20", "2026-11-20T08:00:00Z", or a duration back from now (parseDuration: "90m", "24h", "7d"). */
 export function parseSince(text: string, now = Date.now()): number {
-  const ago = /^(\d+)\s*(s|m|h|d)$/.exec(text.trim());
-  if (ago) return now - Number(ago[1]) * { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3 }[ago[2] as 's' | 'm' | 'h' | 'd'];
-  const t = Date.parse(text);
-  if (Number.isNaN(t)) throw new UsageError(`--since takes a date (2026-11-20T08:00:00Z) or a duration (90m, 24h, 7d), got "${text}"`);
-  return t;
+  const t = String(text).trim();
+  const date = ISO_DATE.exec(t);
+  if (date) {
+    const [y, m, d] = [Number(date[1]), Number(date[2]), Number(date[3])];
+    const day = new Date(Date.UTC(y, m - 1, d));
+    const ms = Date.parse(t);
+    // Date.parse turns 2026-02-30 into March 2nd: the day must exist as written.
+    if (Number.isNaN(ms) || day.getUTCFullYear() !== y || day.getUTCMonth() !== m - 1 || day.getUTCDate() !== d) {
+      throw new UsageError(`--since: "${t}" is not a valid date`);
+    }
+    return ms;
+  }
+  if (/^\d{4}-/.test(t)) throw new UsageError(`--since: "${t}" is not a date in the form 2026-11-20 or 2026-11-20T08:00:00Z`);
+  try {
+    return now - durationOption({ since: t }, 'since', LIMITS.sinceMs)!;
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    throw new UsageError(`${err.message} (or a date: 2026-11-20, 2026-11-20T08:00:00Z)`);
+  }
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -34,7 +52,7 @@ export async function run(argv: string[]): Promise<number> {
   const from = (values.from as string | undefined) ?? 'fetched';
   if (values.since !== undefined && values['from-offset'] !== undefined) throw new UsageError('give --since or --from-offset, not both');
   const since = values.since !== undefined ? parseSince(values.since as string) : undefined;
-  const fromOffset = intOption(values, 'from-offset', 0);
+  const fromOffset = intOption(values, 'from-offset', LIMITS.fromOffset);
   const processors = listOption(values, 'processors');
   const id = (values.id as string | undefined) ?? new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
   if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new UsageError('--id may hold letters, digits, - and _ only');

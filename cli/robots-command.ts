@@ -9,6 +9,11 @@ export async function run(argv: string[]): Promise<number> {
   if (!file || urls.length === 0) throw new UsageError('usage: crawlstream robots FILE --user-agent UA URL...');
   const ua = values['user-agent'] as string | undefined;
   if (!ua) throw new UsageError('--user-agent is required');
+  // A word that is not a URL would get a verdict for a path it does not have ("allowed notaurl").
+  const notUrls = urls.filter((u) => !isHttpUrl(u));
+  if (notUrls.length) {
+    throw new UsageError(`not an absolute http(s) URL: ${notUrls.map((u) => JSON.stringify(u)).join(', ')} (e.g. https://example.org/page)`);
+  }
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -17,4 +22,13 @@ export async function run(argv: string[]): Promise<number> {
   }
   process.stdout.write(robotsCommandLines(text, ua, urls).join('\n') + '\n');
   return 0;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
 }

@@ -3,20 +3,22 @@ import { resolve } from 'node:path';
 import { scaleEmbedded } from '../engine/scale/embedded-scale.js';
 import { crawlTopology } from '../crawl/topology.js';
 import { hostsStore } from '../processors/host-state.js';
-import { intOption, listOption, parse, UsageError } from './options.js';
+import { durationOption, intOption, LIMITS, listOption, parse, UsageError } from './options.js';
 import { DEFAULT_DATA_DIR } from './crawl-command.js';
 import { KAFKA_FLAGS } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, { ...KAFKA_FLAGS, partitions: { type: 'string' }, 'data-dir': { type: 'string' }, 'schema-registry': { type: 'string' }, timeout: { type: 'string' } });
-  const to = intOption(values, 'partitions', 1);
+  const to = intOption(values, 'partitions', values.brokers ? LIMITS.kafkaPartitions : LIMITS.embeddedPartitions);
   if (to === undefined) throw new UsageError('--partitions N is required');
+  // --timeout S took whole seconds before durations existed; a bare number still means seconds.
+  const timeoutMs = durationOption(values, 'timeout', { ...LIMITS.waitTimeoutMs, plainNumbersIn: 's' }) ?? 600_000;
   let report;
   if (values.brokers) {
     const { scaleKafka } = await import('../engine/scale/kafka-scale.js');
     report = await scaleKafka({ brokers: listOption(values, 'brokers'), prefix: (values['topic-prefix'] as string | undefined) ?? '', partitions: to,
-      topology: crawlTopology(), keysOf: hostsStore, log: stderrLogger(), timeoutMs: (intOption(values, 'timeout', 1) ?? 600) * 1000 });
+      topology: crawlTopology(), keysOf: hostsStore, log: stderrLogger(), timeoutMs });
   } else {
     report = await scaleEmbedded(resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR), to, crawlTopology(), hostsStore);
   }

@@ -15,6 +15,7 @@ export async function run(argv: string[]): Promise<number> {
   if (positionals.length === 0) throw new UsageError('give at least one seed URL');
   const log = stderrLogger();
   if (values['max-pages'] !== undefined) throw new UsageError('--max-pages needs one page counter, which only an embedded crawl has; on Kafka bound the crawl with --max-depth and --max-pages-per-host');
+  crawlConfigFrom(values); // refuses bad values before connecting; the stored options are merged below
   const cluster = await connectCluster({ brokers: brokersOf(values), prefix: values['topic-prefix'] as string | undefined, log });
   try {
     const topology = crawlTopology();

@@ -2,16 +2,17 @@
 import { crawlTopology } from '../crawl/topology.js';
 import { connectCluster, partitionCount, type Cluster } from '../engine/kafka/kafka-cluster.js';
 import { clusterIdle, readTaskStatuses, topicEnds, type TaskStatus } from '../engine/kafka/task-status.js';
-import { intOption, parse } from './options.js';
+import { durationOption, LIMITS, parse } from './options.js';
 import { brokersOf, KAFKA_FLAGS } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, { ...KAFKA_FLAGS, 'wait-idle': { type: 'boolean' }, timeout: { type: 'string' } });
+  // --timeout S took whole seconds before durations existed; a bare number still means seconds.
+  const timeoutMs = durationOption(values, 'timeout', { ...LIMITS.waitTimeoutMs, plainNumbersIn: 's' });
   const cluster = await connectCluster({ brokers: brokersOf(values), prefix: values['topic-prefix'] as string | undefined, log: stderrLogger() });
   try {
-    const timeoutS = intOption(values, 'timeout', 1);
-    const deadline = timeoutS ? Date.now() + timeoutS * 1000 : Infinity;
+    const deadline = timeoutMs ? Date.now() + timeoutMs : Infinity;
     if (!values['wait-idle']) {
       process.stdout.write(await describe(cluster));
       return 0;
@@ -32,7 +33,7 @@ export async function run(argv: string[]): Promise<number> {
       await new Promise((r) => setTimeout(r, 1000));
     }
     process.stdout.write(await describe(cluster));
-    process.stderr.write(`not idle after ${timeoutS} s: ${last}\n`);
+    process.stderr.write(`not idle after ${(timeoutMs ?? 0) / 1000} s: ${last}\n`);
     return 1;
   } finally {
     await cluster.close();

@@ -3,7 +3,7 @@ import { crawlTopology } from '../crawl/topology.js';
 import { connectCluster, readLogId, renewLogId } from '../engine/kafka/kafka-cluster.js';
 import { createTopics, plannedTopics } from '../engine/kafka/topic-admin.js';
 import { DEFAULT_PARTITIONS } from '../engine/embedded/embedded-runtime.js';
-import { intOption, parse, UsageError } from './options.js';
+import { intOption, LIMITS, parse, UsageError } from './options.js';
 import { brokersOf, KAFKA_FLAGS } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
 
@@ -11,7 +11,7 @@ export async function run(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
   if (action !== 'create') throw new UsageError('usage: crawlstream topics create --brokers HOST:PORT [--topic-prefix P] [--partitions N]');
   const { values } = parse(rest, { ...KAFKA_FLAGS, partitions: { type: 'string' } });
-  const partitions = intOption(values, 'partitions', 1) ?? DEFAULT_PARTITIONS;
+  const partitions = intOption(values, 'partitions', LIMITS.kafkaPartitions) ?? DEFAULT_PARTITIONS;
   const cluster = await connectCluster({ brokers: brokersOf(values), prefix: values['topic-prefix'] as string | undefined, log: stderrLogger() });
   try {
     const created = await createTopics(cluster.admin, plannedTopics(crawlTopology(), cluster.names, partitions));

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { KafkaWorker } from '../crawl/kafka-worker.js';
 import { NetworkPolicy } from '../fetching/network-policy.js';
-import { intOption, listOption, parse, UsageError } from './options.js';
+import { intOption, LIMITS, listOption, parse, UsageError } from './options.js';
 import { brokersOf, KAFKA_FLAGS, required } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
@@ -18,6 +18,7 @@ export async function run(argv: string[]): Promise<number> {
     'session-timeout-ms': { type: 'string' },
     ...MODULE_FLAGS,
   });
+  const sessionTimeoutMs = intOption(values, 'session-timeout-ms', LIMITS.sessionTimeoutMs);
   const modules = await loadModules(values);
   const allowNetworks = listOption(values, 'allow-network');
   try {
@@ -37,7 +38,7 @@ export async function run(argv: string[]): Promise<number> {
     processors: listOption(values, 'processors'),
     allowNetworks,
     dataDir: resolve((values['data-dir'] as string | undefined) ?? `crawl-data/worker-${process.pid}`),
-    sessionTimeoutMs: intOption(values, 'session-timeout-ms', 1000),
+    sessionTimeoutMs,
     ...modules,
     log,
     signal: abort.signal,

@@ -1,10 +1,18 @@
 // Streaming Content-Encoding decoder with a hard cap on decoded bytes. Every stage counts what it emits
 // and the whole chain is torn down the moment any stage passes the cap, so a 1 KB "gzip, gzip" bomb that
 // would inflate to 1 GB costs at most ~maxBytes of memory and stops within milliseconds.
+import { createHash, type Hash } from 'node:crypto';
 import * as zlib from 'node:zlib';
 import type { Transform } from 'node:stream';
 
-export type DecodeFailureKind = 'decompression-bomb' | 'bad-encoding';
+export type DecodeFailureKind = 'decompression-bomb' | 'bad-encoding' | 'sink';
+
+export interface DecoderOutput {
+  /** Receives decoded chunks as they come instead of the decoder keeping them (body() stays empty). */
+  sink?: (chunk: Buffer) => void;
+  /** Keep a running SHA-1 of the decoded bytes (see sha1()). */
+  sha1?: boolean;
+}
 export interface DecodeFailure { kind: DecodeFailureKind; message: string }
 
 type Coding = 'gzip' | 'deflate' | 'br';
@@ -87,11 +95,18 @@ export class ContentDecoder {
   private endWaiters: Array<() => void> = [];
   private drainWaiter: (() => void) | null = null;
   private lenient = false;
+  private readonly sink: ((chunk: Buffer) => void) | undefined;
+  private readonly hash: Hash | null;
 
-  /** @param onFailure called once, synchronously, when decoding fails so the request can be aborted. */
-  constructor(codings: Coding[], maxBytes: number, private readonly onFailure: (f: DecodeFailure) => void = () => {}) {
+  /**
+   * @param onFailure called once, synchronously, when decoding fails so the request can be aborted.
+   * @param output where decoded bytes go (kept for body() unless a sink is given) and whether to hash them.
+   */
+  constructor(codings: Coding[], maxBytes: number, private readonly onFailure: (f: DecodeFailure) => void = () => {}, output: DecoderOutput = {}) {
     this.maxBytes = maxBytes;
     this.stages = codings.map((c) => new Stage(c, (s, first) => this.openStage(s, first)));
+    this.sink = output.sink;
+    this.hash = output.sha1 ? createHash('sha1') : null;
   }
 
   get bytes(): number {
@@ -133,8 +148,14 @@ export class ContentDecoder {
     this.settle();
   }
 
+  /** The decoded bytes kept so far; empty when they went to a sink. */
   body(): Buffer {
-    return this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.total);
+    return this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
+  }
+
+  /** Hex SHA-1 of every decoded byte counted in `bytes`; '' unless asked for. Call once, at the end. */
+  sha1(): string {
+    return this.hash ? this.hash.digest('hex') : '';
   }
 
   private endStage(i: number): void {
@@ -189,14 +210,21 @@ export class ContentDecoder {
 
   private collect(out: Buffer): void {
     const room = this.maxBytes - this.total;
-    if (out.length > room) {
-      if (room > 0) this.chunks.push(out.subarray(0, room));
-      this.total += Math.max(0, room);
-      this.bomb(this.stages.at(-1)?.coding ?? 'identity');
-      return;
+    const piece = out.length > room ? out.subarray(0, Math.max(0, room)) : out;
+    if (piece.length > 0) {
+      this.total += piece.length;
+      this.hash?.update(piece);
+      if (!this.sink) this.chunks.push(piece);
+      else {
+        try {
+          this.sink(piece);
+        } catch (err) {
+          this.fail('sink', `the body sink threw after ${this.total} decoded bytes: ${(err as Error)?.message ?? err}`);
+          return;
+        }
+      }
     }
-    this.chunks.push(out);
-    this.total += out.length;
+    if (out.length > room) this.bomb(this.stages.at(-1)?.coding ?? 'identity');
   }
 
   private bomb(coding: string): void {

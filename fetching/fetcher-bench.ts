@@ -2,6 +2,7 @@
 // (so server work does not share the event loop). Not part of the test suite.
 //   node dist/fetching/fetcher-bench.js [--requests 20000] [--concurrency 64] [--codec]
 import { fork } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
@@ -55,6 +56,14 @@ async function run(label: string, total: number, concurrency: number, one: (i: n
   return cpuUs;
 }
 
+function sha1Cost(body: Buffer): number {
+  const n = 20_000;
+  const t = process.cpuUsage();
+  for (let i = 0; i < n; i++) createHash('sha1').update(body).digest('hex');
+  const c = process.cpuUsage(t);
+  return (c.user + c.system) / n;
+}
+
 function codecBench(): void {
   const body = page(18 * 1024);
   for (const level of [1, 6]) {
@@ -95,6 +104,12 @@ async function main(): Promise<void> {
     if (o.status !== 200 || o.error) throw new Error(o.error || `status ${o.status}`);
     return o.bytes;
   };
+  // Streaming mode hashes every body (SHA-1); the buffered mode above does not.
+  const viaSink = (path: string) => async () => {
+    const o = await fetcher.fetch(base + path, { bodySink: () => {} });
+    if (o.status !== 200 || o.error || !o.sha1) throw new Error(o.error || `status ${o.status}`);
+    return o.bytes;
+  };
   const viaUndici = (path: string) => async () => {
     const r = await request(base + path, { dispatcher: agent, headers: { 'user-agent': 'crawlstream-bench/1.0' } });
     return Buffer.from(await r.body.arrayBuffer()).length;
@@ -108,7 +123,10 @@ async function main(): Promise<void> {
     const seqUndici = await run('sequential, undici.request, 18 KB identity', seqN, 1, viaUndici('/'));
     const parUndici = await run(`c=${concurrency}, undici.request, 18 KB identity`, total, concurrency, viaUndici('/'));
     const parFetcher = await run(`c=${concurrency}, HttpFetcher, 18 KB identity`, total, concurrency, viaFetcher('/'));
+    const parSink = await run(`c=${concurrency}, HttpFetcher, 18 KB identity, bodySink + SHA-1`, total, concurrency, viaSink('/'));
     await run(`c=${concurrency}, HttpFetcher, 18 KB page, gzip on the wire`, total, concurrency, viaFetcher('/gz'));
+    console.log(`SHA-1 of an 18 KB page alone: ${sha1Cost(page(18 * 1024)).toFixed(1)} µs CPU; streaming with SHA-1 over buffered: ` +
+      `${(parSink - parFetcher).toFixed(1)} µs/request at c=${concurrency}`);
     console.log(`HttpFetcher CPU overhead over undici.request: ${(seqFetcher - seqUndici).toFixed(1)} µs/request ` +
       `sequential, ${(parFetcher - parUndici).toFixed(1)} µs/request at c=${concurrency}`);
   } finally {

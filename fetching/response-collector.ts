@@ -2,11 +2,19 @@
 // decoder, and turns every way a request can end into exactly one result. Whoever decides first wins
 // (a cap, the decoder, a timer, the caller's abort, undici's end or error); later signals are ignored.
 import type { Dispatcher } from 'undici';
+import { connectionResetInProgress } from './connection-guard.js';
 import { ContentDecoder, parseContentEncoding } from './content-decoder.js';
 import { parseResponseHead, type ResponseHead } from './response-head.js';
 
+/**
+ * Why a fetch failed. After a response started, every kind but '' means the body is not whole:
+ * 'body-too-large' and 'decompression-bomb' are our own caps (the outcome says truncated);
+ * 'body-incomplete' is a body the server or the network cut short (reset, closed before the
+ * Content-Length or the last chunk); 'timeout' and 'aborted' stopped it mid-way; 'sink' is a body
+ * sink that threw. The partial body and the status are kept in every case.
+ */
 export type ErrorKind = '' | 'timeout' | 'connect' | 'dns' | 'network-refused' | 'body-too-large'
-  | 'decompression-bomb' | 'bad-encoding' | 'protocol' | 'aborted';
+  | 'decompression-bomb' | 'bad-encoding' | 'protocol' | 'aborted' | 'body-incomplete' | 'sink';
 
 export interface Collected {
   status: number;
@@ -14,8 +22,13 @@ export interface Collected {
   error: string;
   head: ResponseHead | null;
   body: Buffer;
+  /** Decoded bytes, whether kept in `body` or handed to a sink. */
+  bytes: number;
   wireBytes: number;
+  /** Cut at our own size cap (wire or decoded); an incomplete body has an error instead. */
   truncated: boolean;
+  /** Hex SHA-1 of the decoded bytes when asked for and a response arrived, else ''. */
+  sha1: string;
   ttfbMs: number;
 }
 
@@ -25,9 +38,13 @@ export interface CollectorContext {
   describeTarget: string; // "host:port" for messages
   connectTimeoutMs: number;
   headersTimeoutMs: number;
+  /** Decoded chunks go here as they arrive instead of into `body`. */
+  bodySink?: (chunk: Buffer) => void;
+  sha1?: boolean;
 }
 
 const EMPTY = Buffer.alloc(0);
+const EMPTY_SHA1 = 'da39a3ee5e6b4b0d3255bfef95601890afd80709';
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ENODATA', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA']);
 const CONNECT_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'EADDRNOTAVAIL', 'ENETDOWN']);
 
@@ -86,7 +103,8 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
       this.stop('bad-encoding', `unsupported Content-Encoding "${encoding.unsupported}"`);
       return;
     }
-    this.decoder = new ContentDecoder(encoding.codings, this.ctx.maxBodyBytes, (f) => this.stop(f.kind, f.message));
+    this.decoder = new ContentDecoder(encoding.codings, this.ctx.maxBodyBytes, (f) => this.stop(f.kind, f.message),
+      { sink: this.ctx.bodySink, sha1: this.ctx.sha1 });
     this.decoder.onDrain(() => this.controller?.resume());
   }
 
@@ -108,6 +126,12 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     this.resolveSettled();
     if (this.decided) return;
+    if (connectionResetInProgress() && this.status > 0) {
+      // undici ends a body framed by the connection's close at a reset, too; only a clean close ends it.
+      this.decide('body-incomplete', `the connection to ${this.ctx.describeTarget} was reset after ${this.wireBytes} body bytes ` +
+        'of a body that only the connection\'s close delimits, so it cannot be known whole');
+      return;
+    }
     this.decide('', '');
   }
 
@@ -128,17 +152,29 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
       // A decoder failure discovered while flushing the tail is the real outcome of a "complete" body.
       if (k === '' && decoder?.failure) ({ kind: k, message: m } = decoder.failure);
       decoder?.destroy();
+      const hashed = this.ctx.sha1 && this.status > 0;
       this.resolveResult({
         status: this.status,
         errorKind: k,
         error: k ? `${k}: ${m}` : '',
         head: this.head,
         body: decoder ? decoder.body() : EMPTY,
+        bytes: decoder ? decoder.bytes : 0,
         wireBytes: this.wireBytes,
-        truncated: this.status > 0 && k !== '',
+        truncated: this.status > 0 && (k === 'body-too-large' || k === 'decompression-bomb'),
+        sha1: !hashed ? '' : decoder ? decoder.sha1() : EMPTY_SHA1,
         ttfbMs: this.ttfbMs,
       });
     });
+  }
+
+  private describeIncomplete(code: string, detail: string): string {
+    const declared = this.declaredLength >= 0 ? ` of the ${this.declaredLength} its Content-Length declared` : '';
+    const why = code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' ? 'the response ended short of its Content-Length'
+      : /EOF/i.test(`${code} ${detail}`) ? 'the connection closed before the last chunk of a chunked body'
+      : code === 'ECONNRESET' || /ECONNRESET/.test(detail) ? 'the connection was reset'
+      : 'the connection closed before the body ended';
+    return `${why}: got ${this.wireBytes} body bytes${declared} from ${this.ctx.describeTarget} (${code}: ${detail})`;
   }
 
   private classify(err: Error): { kind: ErrorKind; message: string } {
@@ -161,13 +197,15 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
       return { kind: 'aborted', message: 'the fetcher was closed' };
     }
     if (code === 'UND_ERR_INVALID_ARG') return { kind: 'protocol', message: `invalid request: ${detail}` };
-    if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || (code === 'UND_ERR_SOCKET' && /^bad /.test(detail))) {
+    // llhttp reports a chunked body cut short as "Invalid EOF state": incomplete, not malformed.
+    const parserError = code.startsWith('HPE_') || err?.name === 'HTTPParserError';
+    const malformed = (parserError && !/EOF/i.test(`${code} ${detail}`)) || (code === 'UND_ERR_SOCKET' && /^bad /.test(detail))
+      || code === 'ERR_ASSERTION'; // undici asserts on an unsolicited 101 Switching Protocols
+    if (malformed) {
       const where = afterHeaders ? ` after ${got}` : '';
       return { kind: 'protocol', message: `invalid HTTP response from ${target}${where} (${code}: ${detail})` };
     }
-    if (afterHeaders) {
-      return { kind: 'protocol', message: `response from ${target} broke off after ${got} (${code || err.name}: ${detail})` };
-    }
+    if (afterHeaders) return { kind: 'body-incomplete', message: this.describeIncomplete(code || err?.name, detail) };
     if (code.startsWith('HPE_') || err?.name === 'HTTPParserError' || code === 'UND_ERR_HEADERS_OVERFLOW' || code === 'UND_ERR_INFO') {
       return { kind: 'protocol', message: `invalid HTTP response from ${target} (${code || err.name}: ${detail})` };
     }
