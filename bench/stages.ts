@@ -11,7 +11,7 @@ import { benchSink } from '../clickhouse/sink.bench.js';
 import { seenSetStore } from '../processors/dedup.js';
 import { TopologyTestDriver } from '../engine/test-driver/topology-test-driver.js';
 import { LocalSchemaRegistry } from '../engine/avro/local-schema-registry.js';
-import type { CanonicalUrl, DiscoveredUrl, FetchRequest, FetchResult } from '../schemas/records.js';
+import { NO_HINTS, PLAIN_REQUEST, PLAIN_RESULT, type CanonicalUrl, type DiscoveredUrl, type FetchRequest, type FetchResult } from '../schemas/records.js';
 import { loadSchema } from '../schemas/schema-files.js';
 import { TopicCodecs } from '../engine/avro/topic-codecs.js';
 import { SeenFilter } from '../state-stores/seen-filter.js';
@@ -58,11 +58,11 @@ function benchLinks(count: number): string[] {
 }
 
 function discovered(url: string): DiscoveredUrl {
-  return { url, source_url: `${origin(3)}/p/17`, depth: 2, anchor: 'link 7', via: 'link', redirect_hops: 0, discovered_at: Date.now() };
+  return { url, source_url: `${origin(3)}/p/17`, depth: 2, anchor: 'link 7', via: 'link', redirect_hops: 0, discovered_at: Date.now(), ...NO_HINTS };
 }
 
 function canonical(url: string, host: string): CanonicalUrl {
-  return { url, host, depth: 2, source_url: `${origin(3)}/p/17`, via: 'link', redirect_hops: 0, discovered_at: 1_700_000_000_000 };
+  return { url, host, depth: 2, source_url: `${origin(3)}/p/17`, via: 'link', redirect_hops: 0, discovered_at: 1_700_000_000_000, ...NO_HINTS, inlinks: 1 };
 }
 
 function normalizeDirect(): object {
@@ -143,7 +143,7 @@ async function dedupDirect(): Promise<object> {
     const key = { host, hi, lo };
     if (bloom.mightContain(hi, lo) && store.get(key) !== undefined) continue;
     bloom.add(hi, lo);
-    store.put(key, true);
+    store.put(key, 1);
     fresh++;
     if (i % 1000 === 999) await commit();
   }
@@ -167,6 +167,7 @@ async function dedupDriver(n: number): Promise<number> {
 
 function completion(req: FetchRequest, now: number, body: Buffer): FetchResult {
   return {
+    ...PLAIN_RESULT,
     fetch_id: req.fetch_id, url: req.url, host: req.host, kind: req.kind, depth: req.depth, attempt: req.attempt,
     via: req.via, source_url: req.source_url, redirect_hops: req.redirect_hops, status: 200, error: '',
     final_url: req.url, redirect_chain: [], headers: { 'content-type': 'text/html; charset=utf-8' }, started_at: now - 5,
@@ -212,7 +213,7 @@ async function avro(): Promise<object> {
   await codecs.addTopic('fetched', loadSchema('fetch-result'));
   const url = discovered(`${origin(9)}/p/42`);
   const body = Buffer.alloc(18 * 1024, 'x');
-  const fetched = completion({
+  const fetched = completion({ ...PLAIN_REQUEST,
     fetch_id: 'f-123456', url: `${origin(9)}/p/42`, host: origin(9).slice(7), kind: 'page', depth: 2, attempt: 1, via: 'link',
     source_url: `${origin(9)}/p/5`, redirect_hops: 0, delay_ms: 0, released_at: 0, if_none_match: '', if_modified_since: '',
   }, Date.now(), body);
@@ -242,7 +243,7 @@ async function levelStore(): Promise<object> {
   const store = new LevelStore(db as unknown as BinaryDb, seenSetStore, bucketsOfPartition(0, 1));
   const n = Math.round(200_000 * scale);
   const keys = Array.from({ length: n }, (_, i) => ({ host: `127.20.0.${(i % 200) + 1}:${PORT}`, ...fingerprint64(`k${i}`) }));
-  const put = micros(n, (i) => store.put(keys[i % n], true));
+  const put = micros(n, (i) => store.put(keys[i % n], 1));
   const pending = micros(n, (i) => store.get(keys[i % n]));
   let t = process.hrtime.bigint();
   const writes = store.takeWrites();
@@ -254,7 +255,7 @@ async function levelStore(): Promise<object> {
   // Small commits, as a busy task makes them: 100 puts per batch.
   t = process.hrtime.bigint();
   for (let b = 0; b < 200; b++) {
-    for (let i = 0; i < 100; i++) store.put(keys[(b * 100 + i) % n], true);
+    for (let i = 0; i < 100; i++) store.put(keys[(b * 100 + i) % n], 1);
     const w = store.takeWrites();
     await db.batch(w.map((x) => ({ type: 'put' as const, key: x.key, value: x.value ?? Buffer.alloc(0) })));
     store.writesCommitted();

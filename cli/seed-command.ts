@@ -5,7 +5,7 @@ import { connectCluster, readClusterState, topologyCodecs, writeClusterState, pa
 import { crawlLevelOptions, type CrawlConfig } from '../crawl/config.js';
 import { partitionFor } from '../engine/partitioning.js';
 import { hostKey } from '../url/canonicalize.js';
-import type { DiscoveredUrl } from '../schemas/records.js';
+import { NO_HINTS, type DiscoveredUrl } from '../schemas/records.js';
 import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, parse, UsageError } from './options.js';
 import { brokersOf, KAFKA_FLAGS, required } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
@@ -36,7 +36,7 @@ export async function run(argv: string[]): Promise<number> {
           log.warn(`seed ${JSON.stringify(url)} is not a URL; skipped`);
           continue;
         }
-        const value: DiscoveredUrl = { url, source_url: '', depth: 0, anchor: '', via: 'seed', redirect_hops: 0, discovered_at: Date.now() };
+        const value: DiscoveredUrl = { url, source_url: '', depth: 0, anchor: '', via: 'seed', redirect_hops: 0, discovered_at: Date.now(), ...NO_HINTS };
         messages.push({ key: host, value: codecs.encode('discovered-urls', value), partition: partitionFor(host, partitions) });
       }
       await producer.send({ topic: cluster.names.topic('discovered-urls'), messages });

@@ -1,13 +1,14 @@
 import type { SinkInput } from './rows.js';
 // Synthetic crawl records for the ClickHouse tests and the report fixture (hosts under .test only).
 import { createHash } from 'node:crypto';
-import type { Duplicate, FetchResult, ParsedPage } from '../schemas/records.js';
+import { PLAIN_RESULT, type Duplicate, type FetchResult, type ParsedPage } from '../schemas/records.js';
 
 export type SourcedRecord = SinkInput & { partition: number; offset: number };
 
 export function fetchResult(overrides: Partial<FetchResult> = {}): FetchResult {
   const url = overrides.url ?? 'http://a.test/';
   return {
+    ...PLAIN_RESULT,
     fetch_id: 'a.test#1', url, host: new URL(url).host, kind: 'page', depth: 0, attempt: 1, via: 'seed', source_url: '',
     redirect_hops: 0, status: 200, error: '', final_url: url, redirect_chain: [], headers: { 'content-type': 'text/html' },
     started_at: Date.UTC(2026, 0, 1, 12, 0, 0), elapsed_ms: 40, ttfb_ms: 20, bytes: 1000, wire_bytes: 400,

@@ -1,6 +1,7 @@
 // Options that shape a crawl. Crawl-level options must be identical on every worker (Kafka mode
 // carries them in the crawl-config topic); process-level options belong to one process.
 import { readFileSync } from 'node:fs';
+import type { ScopeConfig } from '../scope/scope.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -31,6 +32,16 @@ export interface CrawlConfig {
   maxAttempts: number;
   maxRedirects: number;
   robotsCacheMs: number;
+  /** A host whose robots.txt asks a longer Crawl-delay is skipped (recorded), as Nutch's fetcher.max.crawl.delay. */
+  maxCrawlDelayMs: number;
+  /** Fetch every URL again when due, at an interval that follows how often it changes; never drains. */
+  recrawl: boolean;
+  recrawlMinIntervalMs: number;
+  recrawlMaxIntervalMs: number;
+  /** Read sitemaps named in robots.txt (or /sitemap.xml) and crawl what they list. */
+  sitemaps: boolean;
+  /** Which discovered URLs enter the frontier (scope/scope.ts). */
+  scope: ScopeConfig;
   /** Trap guards. */
   maxRepeatedPathSegments: number;
   maxQueryParams: number;
@@ -60,6 +71,12 @@ export function defaultCrawlConfig(overrides: Partial<CrawlConfig> = {}): CrawlC
     maxAttempts: 3,
     maxRedirects: 5,
     robotsCacheMs: 24 * 60 * 60 * 1000,
+    maxCrawlDelayMs: 60_000,
+    recrawl: false,
+    recrawlMinIntervalMs: 60 * 60 * 1000,
+    recrawlMaxIntervalMs: 30 * 24 * 60 * 60 * 1000,
+    sitemaps: true,
+    scope: { mode: 'any', seeds: [], include: [], exclude: [] },
     maxRepeatedPathSegments: 3,
     maxQueryParams: 12,
     allowNetworks: [],
@@ -76,5 +93,6 @@ export function crawlLevelOptions(config: CrawlConfig): Partial<CrawlConfig> {
 export const CRAWL_LEVEL_OPTIONS = [
   'userAgent', 'productToken', 'maxDepth', 'maxPages', 'maxPagesPerHost', 'defaultDelayMs', 'fetchTimeoutMs',
   'connectTimeoutMs', 'headersTimeoutMs', 'maxBodyBytes', 'maxUrlLength', 'maxAttempts', 'maxRedirects',
-  'robotsCacheMs', 'maxRepeatedPathSegments', 'maxQueryParams',
+  'robotsCacheMs', 'maxRepeatedPathSegments', 'maxQueryParams', 'maxCrawlDelayMs', 'recrawl', 'recrawlMinIntervalMs',
+  'recrawlMaxIntervalMs', 'sitemaps', 'scope',
 ] as const satisfies readonly (keyof CrawlConfig)[];

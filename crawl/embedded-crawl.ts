@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Logger } from '../engine/api.js';
 import { CrawlBudget } from '../processors/crawl-budget.js';
-import type { DiscoveredUrl } from '../schemas/records.js';
+import { NO_HINTS, type DiscoveredUrl } from '../schemas/records.js';
 import type { CrawlConfig } from './config.js';
 import { crawlTopology } from './topology.js';
 import { openCrawlServices, type CrawlServices } from './services.js';
@@ -64,7 +64,7 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
         options.log.warn(`seed ${JSON.stringify(seed)} is not a URL; skipped`);
         continue;
       }
-      const value: DiscoveredUrl = { url: seed, source_url: '', depth: 0, anchor: '', via: 'seed', redirect_hops: 0, discovered_at: Date.now() };
+      const value: DiscoveredUrl = { url: seed, source_url: '', depth: 0, anchor: '', via: 'seed', redirect_hops: 0, discovered_at: Date.now(), ...NO_HINTS };
       await runtime.produce('discovered-urls', host, value);
     }
     const rt = runtime;

@@ -21,14 +21,17 @@ import type { FetchResult } from '../schemas/records.js';
 import type { CrawlServices } from './services.js';
 import * as topics from './topics.js';
 
+/** A fetched record's body never decodes to more than this (the fetched topic's record bound). */
+const MAX_STORED_BODY = 16 * 1024 * 1024;
+
 /** What a processor module's default export receives. */
 export const moduleApi = {
   ...api,
   topics,
-  /** A fetched body as text (decompressed, charset decoded), at most `maxBytes` of it. */
+  /** A fetched body as text (decompressed, charset decoded): its first `maxBytes`. */
   bodyText(r: FetchResult, maxBytes = 1024 * 1024): string {
-    const bytes = decompressBody(r.body_encoding, r.body, maxBytes);
-    return decodeHtml(bytes, r.charset).html;
+    const bytes = decompressBody(r.body_encoding, r.body, MAX_STORED_BODY);
+    return decodeHtml(bytes.subarray(0, maxBytes), r.charset).html;
   },
 };
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { crawlTestDriver, testServices, type CrawlTestDriver } from '../crawl/crawl-test-driver.js';
 import { EmbeddedRuntime } from '../engine/embedded/embedded-runtime.js';
 import { crawlTopology } from '../crawl/topology.js';
-import type { CanonicalUrl } from '../schemas/records.js';
+import { NO_HINTS, type CanonicalUrl } from '../schemas/records.js';
 import { fingerprint64 } from '../state-stores/fingerprint.js';
 import { BloomFilter } from '../state-stores/bloom-filter.js';
 import { DEFAULT_SEEN_CAPACITY } from '../state-stores/seen-filter.js';
@@ -14,7 +14,7 @@ import { seenSetStore } from './dedup.js';
 
 function canonical(url: string, over: Partial<CanonicalUrl> = {}): CanonicalUrl {
   const host = new URL(url).host;
-  return { url, host, depth: 1, source_url: '', via: 'link', redirect_hops: 0, discovered_at: 0, ...over };
+  return { url, host, depth: 1, source_url: '', via: 'link', redirect_hops: 0, discovered_at: 0, ...NO_HINTS, inlinks: 1, ...over };
 }
 
 const seenKey = (url: string) => ({ host: new URL(url).host, ...fingerprint64(url) });
@@ -24,8 +24,11 @@ describe('dedup', () => {
     const d = await crawlTestDriver({ processors: ['dedup'] });
     const urls = ['http://a.test/1', 'http://b.test:8080/1', 'http://a.test/2', 'http://a.test/1', 'http://b.test:8080/1', 'http://b.test/1'];
     for (const [i, u] of urls.entries()) await d.pipe('normalized', new URL(u).host, canonical(u, { depth: i, via: i === 0 ? 'seed' : 'link' }));
-    const out = d.readOutput('deduped');
+    const all = d.readOutput('deduped');
+    const out = all.filter((r) => r.value.inlinks === 1);
     assert.deepEqual(out.map((r) => r.value.url), ['http://a.test/1', 'http://b.test:8080/1', 'http://a.test/2', 'http://b.test/1']);
+    assert.deepEqual(all.filter((r) => r.value.inlinks > 1).map((r) => [r.value.url, r.value.inlinks]), [['http://a.test/1', 2], ['http://b.test:8080/1', 2]],
+      'a repeat found by a link tells the scheduler the URL has two in-links now');
     assert.deepEqual(out.map((r) => r.key), ['a.test', 'b.test:8080', 'a.test', 'b.test']);
     assert.equal(out[0].value.via, 'seed', 'the first discovery is the one passed on');
     assert.equal(d.counter('dedup', 'new-urls'), 4);
@@ -33,11 +36,20 @@ describe('dedup', () => {
     await d.close();
   });
 
+  it('should report a URL\'s in-links from other pages at 2, 4, 8, 16, so a hub rises without a record per link', async () => {
+    const d = await crawlTestDriver({ processors: ['dedup'] });
+    for (let i = 0; i < 20; i++) await d.pipe('normalized', 'a.test', canonical('http://a.test/hub', { source_url: `http://a.test/leaf${i}` }));
+    const out = d.readOutput('deduped').map((r) => r.value.inlinks);
+    assert.deepEqual(out, [1, 2, 4, 8, 16]);
+    assert.equal(d.store(seenSetStore).get(seenKey('http://a.test/hub')), 20, 'every discovery is counted');
+    await d.close();
+  });
+
   it('should hold the fingerprint of every URL passed on in the seen-set store', async () => {
     const d = await crawlTestDriver({ processors: ['dedup'] });
     await d.pipe('normalized', 'a.test', canonical('http://a.test/kept'));
     const seen = d.store(seenSetStore);
-    assert.equal(seen.get(seenKey('http://a.test/kept')), true);
+    assert.equal(seen.get(seenKey('http://a.test/kept')), 1, 'found once');
     assert.equal(seen.get(seenKey('http://a.test/never-piped')), undefined);
     const stored: { hi: number; lo: number }[] = [];
     for await (const [k] of seen.entries()) stored.push({ hi: k.hi, lo: k.lo });
@@ -70,7 +82,7 @@ describe('dedup', () => {
       await d.pipe('normalized', `h${i % 50}.test`, canonical(url));
       const f = fingerprint64(url);
       replica.add(f.hi, f.lo);
-      if (i % 1000 === 999) assert.equal(d.readOutput('deduped').length, 1000);
+      if (i % 1000 === 999) assert.equal(d.readOutput('deduped').filter((r) => r.value.inlinks === 1).length, 1000);
     }
     assert.equal(d.counter('dedup', 'new-urls'), inserted, 'many distinct URLs: each forwarded');
     const maybeBefore = d.counter('dedup', 'bloom.maybe');
@@ -84,7 +96,7 @@ describe('dedup', () => {
     assert.equal(falsePositives.length, 20, 'found false positives to test with');
     for (const url of falsePositives) await d.pipe('normalized', new URL(url).host, canonical(url));
     assert.equal(d.counter('dedup', 'bloom.maybe') - maybeBefore, falsePositives.length, 'each went down the "maybe seen" path');
-    assert.deepEqual(d.readOutput('deduped').map((r) => r.value.url), falsePositives, 'and each was still forwarded');
+    assert.deepEqual(d.readOutput('deduped').filter((r) => r.value.inlinks === 1).map((r) => r.value.url), falsePositives, 'and each was still forwarded');
     assert.equal(d.counter('dedup', 'duplicate-urls'), 0);
     await d.close();
   });
@@ -103,7 +115,10 @@ async function runDedup(dataDir: string, urls: string[]): Promise<string[]> {
     await runtime.whenIdle();
     const out: string[] = [];
     for (const p of [0, 1]) {
-      for (const r of runtime.log('deduped', p).read(ends[p], 1000)) out.push(runtime.codecs.decode<CanonicalUrl>('deduped', r.value).url);
+      for (const r of runtime.log('deduped', p).read(ends[p], 1000)) {
+        const v = runtime.codecs.decode<CanonicalUrl>('deduped', r.value);
+        if (v.inlinks === 1) out.push(v.url); // new URLs; the rest report in-links
+      }
     }
     return out;
   } finally {

@@ -3,7 +3,7 @@
 // fingerprint is written in the same commit as the forwarded record, so the seen-set can never
 // swallow a URL whose record was not passed on (DESIGN §3.3).
 import {
-  defineProcessor, defineStore, emptyValue, type KeyValueStore, type Processor, type ProcessorContext, type RecordOf, type TopicValues,
+  defineProcessor, defineStore, type KeyValueStore, type Processor, type ProcessorContext, type RecordOf, type TopicValues,
 } from '../engine/api.js';
 import { deduped, normalized } from '../crawl/topics.js';
 import { SeenFilter } from '../state-stores/seen-filter.js';
@@ -16,9 +16,16 @@ export interface SeenKey {
   lo: number;
 }
 
-export const seenSetStore = defineStore<SeenKey, true>({
+/** How many times a URL was found: 4 bytes, or none for a URL found once (the common case). */
+const discoveries = {
+  encode: (n: number) => (n <= 1 ? EMPTY : Buffer.from([(n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff])),
+  decode: (b: Buffer) => (b.length < 4 ? 1 : b.readUInt32BE(0)),
+};
+const EMPTY = Buffer.alloc(0);
+
+export const seenSetStore = defineStore<SeenKey, number>({
   name: 'seen-set',
-  description: 'Fingerprints (64-bit) of every canonical URL passed on, by host bucket; a Bloom filter in memory in front.',
+  description: 'Fingerprints (64-bit) of every canonical URL passed on, with how often it was found, by host bucket; a Bloom filter in memory in front.',
   keys: {
     routingKey: (k) => k.host,
     encode: (k) => {
@@ -30,8 +37,11 @@ export const seenSetStore = defineStore<SeenKey, true>({
     // The host is not stored (8 bytes per URL instead of ~30); entries() callers only need the fingerprint.
     decode: (b) => ({ host: '', hi: b.readUInt32BE(0), lo: b.readUInt32BE(4) }),
   },
-  values: emptyValue,
+  values: discoveries,
 });
+
+/** In-link counts past this no longer change a URL's rank enough to tell the scheduler. */
+const MAX_REPORTED_INLINKS = 1024;
 
 const inputs = [normalized] as const;
 const outputs = [deduped] as const;
@@ -39,7 +49,7 @@ type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
 class Dedup implements Processor<In, Out> {
-  private seen!: KeyValueStore<SeenKey, true>;
+  private seen!: KeyValueStore<SeenKey, number>;
   private bloom!: SeenFilter;
 
   async init(ctx: ProcessorContext<Out>): Promise<void> {
@@ -55,15 +65,22 @@ class Dedup implements Processor<In, Out> {
     const key = { host, hi, lo };
     if (this.bloom.mightContain(hi, lo)) {
       ctx.metrics.count('bloom.maybe');
-      if (this.seen.get(key) !== undefined) {
+      const found = this.seen.get(key);
+      if (found !== undefined) {
         ctx.metrics.count('duplicate-urls');
+        // Another page links to it. The scheduler ranks a queued URL by its in-links; telling it at
+        // 2, 4, 8, … keeps that to a few records per URL however many pages link to it.
+        if (record.value.via !== 'link' || found >= MAX_REPORTED_INLINKS) return;
+        const inlinks = found + 1;
+        this.seen.put(key, inlinks);
+        if ((inlinks & (inlinks - 1)) === 0) ctx.forward('deduped', host, { ...record.value, inlinks });
         return;
       }
     }
     this.bloom.add(hi, lo);
-    this.seen.put(key, true);
+    this.seen.put(key, 1);
     ctx.metrics.count('new-urls');
-    ctx.forward('deduped', host, record.value);
+    ctx.forward('deduped', host, { ...record.value, inlinks: 1 });
   }
 
   /** For benchmarks and status: RAM held by the in-memory part of the seen-set. */

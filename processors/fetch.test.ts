@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { crawlTestDriver, type CrawlTestDriver } from '../crawl/crawl-test-driver.js';
-import type { FetchRequest, FetchResult } from '../schemas/records.js';
+import { PLAIN_REQUEST, type FetchRequest, type FetchResult } from '../schemas/records.js';
 import { createFetcher } from '../crawl/services.js';
 import { defaultCrawlConfig } from '../crawl/config.js';
 import { decompressBody } from '../fetching/body-codec.js';
@@ -21,6 +21,7 @@ const arrivals: Arrival[] = [];
 
 function request(path: string, over: Partial<FetchRequest> = {}): FetchRequest {
   return {
+    ...PLAIN_REQUEST,
     fetch_id: `${server.host}:${server.port}#${path}`, url: server.url(path), host: `${server.host}:${server.port}`, kind: 'page',
     depth: 1, attempt: 1, via: 'link', source_url: server.url('/'), redirect_hops: 0, delay_ms: 1000, released_at: 0,
     if_none_match: '', if_modified_since: '', ...over,

@@ -1,13 +1,18 @@
 // fetch: scheduled → fetched. Performs the HTTP request for each released fetch, many hosts at once
 // and one at a time per host, and records the outcome with its bounded, compressed body.
 import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../engine/api.js';
-import type { FetchResult } from '../schemas/records.js';
-import { fetched, scheduled } from '../crawl/topics.js';
+import { createHash } from 'node:crypto';
+import type { FetchRequest, FetchResult } from '../schemas/records.js';
+import type { CrawlConfig } from '../crawl/config.js';
+import { discoveredUrls, fetched, scheduled } from '../crawl/topics.js';
+import type { FetchOutcome } from '../fetching/http-fetcher.js';
+import { hasChanged, recrawlAfter } from './recrawl-policy.js';
+import { fetchSitemap, sitemapProblem } from './sitemap-fetch.js';
 import type { HttpFetcher } from '../fetching/http-fetcher.js';
 import { compressBodyAsync } from '../fetching/body-codec.js';
 
 const inputs = [scheduled] as const;
-const outputs = [fetched] as const;
+const outputs = [fetched, discoveredUrls] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
@@ -15,7 +20,7 @@ class Fetch implements Processor<In, Out> {
   private startedAt = 0;
   private readonly inFlight = new Set<AbortController>();
 
-  constructor(private readonly fetcher: HttpFetcher) {}
+  constructor(private readonly fetcher: HttpFetcher, private readonly config: CrawlConfig) {}
 
   init(ctx: ProcessorContext<Out>): void {
     this.startedAt = ctx.now();
@@ -30,19 +35,36 @@ class Fetch implements Processor<In, Out> {
       const wait = this.startedAt + request.delay_ms - ctx.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     }
-    const headers: Record<string, string> = {};
-    if (request.if_none_match) headers['if-none-match'] = request.if_none_match;
-    if (request.if_modified_since) headers['if-modified-since'] = request.if_modified_since;
     const abort = new AbortController();
     this.inFlight.add(abort);
-    let outcome;
     try {
-      outcome = await this.fetcher.fetch(request.url, { headers, signal: abort.signal });
+      if (request.kind === 'sitemap') {
+        const { outcome, summary, found } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now);
+        if (abort.signal.aborted) return; // abandoned: the task's new owner fetches it again
+        const problem = sitemapProblem(summary);
+        if (problem && outcome.status >= 200 && outcome.status < 300) ctx.log.warn(`${request.url}: ${problem}`);
+        ctx.metrics.count('sitemap-urls', found.length);
+        // Each listed URL travels keyed by its host: the sitemap's own (the parser refused others).
+        for (const u of found) ctx.forward('discovered-urls', request.host, u);
+        return this.record(ctx, request, { ...outcome, error: outcome.error || problem }, {}, outcome.sha1, found.length);
+      }
+      const headers: Record<string, string> = {};
+      if (request.if_none_match) headers['if-none-match'] = request.if_none_match;
+      if (request.if_modified_since) headers['if-modified-since'] = request.if_modified_since;
+      const outcome = await this.fetcher.fetch(request.url, { headers, signal: abort.signal });
+      if (abort.signal.aborted) return;
+      const sha1 = outcome.body.length ? createHash('sha1').update(outcome.body).digest('hex') : '';
+      return await this.record(ctx, request, outcome, headers, sha1, 0);
     } finally {
       this.inFlight.delete(abort);
     }
-    if (abort.signal.aborted) return; // abandoned: the task's new owner fetches it again
+  }
+
+  /** The fetched record: the outcome, the body (compressed), validators and the URL's recrawl decision. */
+  private async record(ctx: ProcessorContext<Out>, request: FetchRequest, outcome: FetchOutcome, sent: Record<string, string>, sha1: string, sitemapUrls: number): Promise<void> {
     const stored = await compressBodyAsync(outcome.body);
+    const changed = hasChanged(outcome.status, sha1, request.previous_sha1);
+    const recrawl = recrawlAfter(request, { status: outcome.status, changed, startedAt: outcome.startedAt }, this.config);
     const result: FetchResult = {
       fetch_id: request.fetch_id,
       url: request.url,
@@ -67,13 +89,23 @@ class Fetch implements Processor<In, Out> {
       charset: outcome.charset,
       truncated: outcome.truncated,
       retry_after_ms: outcome.retryAfterMs,
-      conditional: Object.keys(headers).length > 0,
+      conditional: Object.keys(sent).length > 0,
       remote_address: outcome.remoteAddress,
       body_encoding: stored.encoding,
       body: stored.bytes,
+      body_sha1: sha1,
+      etag: outcome.headers.etag ?? '',
+      last_modified: outcome.headers['last-modified'] ?? '',
+      changed,
+      priority: request.priority,
+      recrawl_interval_ms: recrawl.intervalMs,
+      next_due_at: recrawl.nextDueAt,
+      sitemap_depth: request.sitemap_depth,
+      sitemap_urls: sitemapUrls,
     };
-    ctx.metrics.count(request.kind === 'robots' ? 'robots-requests' : 'requests');
+    ctx.metrics.count(request.kind === 'robots' ? 'robots-requests' : request.kind === 'sitemap' ? 'sitemap-requests' : 'requests');
     if (outcome.error) ctx.metrics.count(`errors.${outcome.errorKind || 'other'}`);
+    if (outcome.status === 304) ctx.metrics.count('not-modified');
     ctx.metrics.count('bytes', outcome.bytes);
     ctx.forward('fetched', request.host, result);
   }
@@ -92,5 +124,5 @@ export const fetchProcessor = defineProcessor({
   stores: [],
   concurrency: { maxInFlight: 128, perKeyOrder: true },
   delivery: 'At least once at the server: after a crash, requests that were in flight are sent again (after one host delay); the outcome is recorded once.',
-  create: (s: { fetcher: HttpFetcher }) => new Fetch(s.fetcher),
+  create: (s: { fetcher: HttpFetcher; config: CrawlConfig }) => new Fetch(s.fetcher, s.config),
 });

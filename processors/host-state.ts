@@ -1,71 +1,65 @@
-// Per-host scheduling state held by the schedule processor's `hosts` store (DESIGN §2): politeness
-// timer, in-flight fetch, backoff, budget, queue counters and robots.txt status.
-import { avroValues, stringKey } from '../engine/stores/codecs.js';
-import { defineStore } from '../engine/stores/key-value-store.js';
+// Per-host state of the schedule processor, in its `hosts` store: three small records, each with one
+// owner. The politeness slot (host-slot.ts) belongs to the schedule's release logic, the robots state
+// to the robots gate (robots-gate.ts, which returns new states rather than mutating), the queue
+// counts to the frontier bookkeeping.
+import { avroValues, defineStore, stringKey } from '../engine/api.js';
+import type { HostSlot } from './host-slot.js';
 
-export type RobotsStatus = 'unknown' | 'rules' | 'allow-all' | 'unreachable';
+export type RobotsStatus = 'unknown' | 'rules' | 'allow-all' | 'unreachable' | 'crawl-delay';
+
+export interface RobotsState {
+  status: RobotsStatus;
+  /** Where robots.txt is fetched from next ('' for /robots.txt of the host; a redirect target otherwise). */
+  url: string;
+  hops: number;
+  attempts: number;
+  fetchedAt: number;
+  expiresAt: number;
+  retryAt: number;
+  /** Set when robots.txt stayed unreachable after every attempt: the host's URLs are dropped until then. */
+  gaveUpUntil: number;
+  crawlDelayMs: number;
+}
+
+export interface QueueCounts {
+  /** URLs that may be fetched now, and of those the recrawls that came due. */
+  ready: number;
+  readyRecrawls: number;
+  /** URLs due again later. */
+  waiting: number;
+  /** Distinct page URLs fetched at least once (--max-pages-per-host counts these). */
+  released: number;
+  /** Sequence for queue entries: arrival order within a rank. */
+  seq: number;
+  /** When the host's sitemaps were last queued (robots.txt read at that time). */
+  sitemapsAt: number;
+}
 
 export interface HostState {
   host: string;
   /** Scheme of the host's URLs; robots.txt is fetched on the same origin. */
   scheme: string;
-  releaseSeq: number;
-  enqueueSeq: number;
-  queued: number;
-  /** Pages accepted into the queue (the per-host budget counts these). */
-  admitted: number;
-  released: number;
-  /** Earliest start of the next request: previous request's end plus the delay (or Retry-After, backoff). */
-  nextFetchAt: number;
-  /** fetch_id of the request in flight, '' when none: at most one per host. */
-  inFlight: string;
-  inFlightSince: number;
-  delayMs: number;
-  failures: number;
-  robots: RobotsStatus;
-  robotsUrl: string;
-  robotsHops: number;
-  robotsAttempts: number;
-  robotsFetchedAt: number;
-  robotsExpiresAt: number;
-  robotsRetryAt: number;
-  /** Set when robots.txt stayed unreachable after every attempt: URLs of the host are dropped until then. */
-  robotsGaveUpUntil: number;
-  crawlDelayMs: number;
+  slot: HostSlot;
+  robots: RobotsState;
+  queue: QueueCounts;
 }
 
-const hostStateSchema = {
-  type: 'record', name: 'HostState', namespace: 'crawlstream.store',
-  fields: [
-    { name: 'host', type: 'string' },
-    { name: 'scheme', type: 'string' },
-    { name: 'releaseSeq', type: 'long' },
-    { name: 'enqueueSeq', type: 'long' },
-    { name: 'queued', type: 'long' },
-    { name: 'admitted', type: 'long' },
-    { name: 'released', type: 'long' },
-    { name: 'nextFetchAt', type: 'long' },
-    { name: 'inFlight', type: 'string' },
-    { name: 'inFlightSince', type: 'long' },
-    { name: 'delayMs', type: 'long' },
-    { name: 'failures', type: 'int' },
-    { name: 'robots', type: 'string' },
-    { name: 'robotsUrl', type: 'string' },
-    { name: 'robotsHops', type: 'int' },
-    { name: 'robotsAttempts', type: 'int' },
-    { name: 'robotsFetchedAt', type: 'long' },
-    { name: 'robotsExpiresAt', type: 'long' },
-    { name: 'robotsRetryAt', type: 'long' },
-    { name: 'robotsGaveUpUntil', type: 'long' },
-    { name: 'crawlDelayMs', type: 'long' },
-  ],
-} as const;
+const record = (name: string, fields: [string, string][]) => ({ type: 'record', name, fields: fields.map(([n, type]) => ({ name: n, type })) });
 
 export const hostsStore = defineStore<string, HostState>({
   name: 'hosts',
-  description: 'Per host: next allowed fetch time, delay, backoff, in-flight fetch, budget used, queue counters, robots.txt status.',
+  description: 'Per host: politeness slot (delay, next allowed start, request in flight, backoff), robots.txt state, queue counts.',
   keys: stringKey,
-  values: avroValues<HostState>(hostStateSchema as never),
+  values: avroValues<HostState>({
+    type: 'record', name: 'HostState', namespace: 'crawlstream.store',
+    fields: [
+      { name: 'host', type: 'string' },
+      { name: 'scheme', type: 'string' },
+      { name: 'slot', type: record('HostSlot', [['delayMs', 'long'], ['nextFetchAt', 'long'], ['inFlight', 'string'], ['inFlightSince', 'long'], ['failures', 'int'], ['releaseSeq', 'long']]) },
+      { name: 'robots', type: record('RobotsState', [['status', 'string'], ['url', 'string'], ['hops', 'int'], ['attempts', 'int'], ['fetchedAt', 'long'], ['expiresAt', 'long'], ['retryAt', 'long'], ['gaveUpUntil', 'long'], ['crawlDelayMs', 'long']]) },
+      { name: 'queue', type: record('QueueCounts', [['ready', 'long'], ['readyRecrawls', 'long'], ['waiting', 'long'], ['released', 'long'], ['seq', 'long'], ['sitemapsAt', 'long']]) },
+    ],
+  } as never),
 });
 
 export interface RobotsText {
@@ -83,11 +77,3 @@ export const robotsStore = defineStore<string, RobotsText>({
     fields: [{ name: 'url', type: 'string' }, { name: 'body', type: 'string' }, { name: 'status', type: 'int' }],
   } as never),
 });
-
-export function newHostState(host: string, scheme: string, delayMs: number): HostState {
-  return {
-    host, scheme, releaseSeq: 0, enqueueSeq: 0, queued: 0, admitted: 0, released: 0, nextFetchAt: 0,
-    inFlight: '', inFlightSince: 0, delayMs, failures: 0, robots: 'unknown', robotsUrl: '', robotsHops: 0,
-    robotsAttempts: 0, robotsFetchedAt: 0, robotsExpiresAt: 0, robotsRetryAt: 0, robotsGaveUpUntil: 0, crawlDelayMs: 0,
-  };
-}

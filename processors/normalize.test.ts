@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { crawlTestDriver, type CrawlTestDriver } from '../crawl/crawl-test-driver.js';
-import type { CanonicalUrl, DiscoveredUrl } from '../schemas/records.js';
+import { NO_HINTS, type CanonicalUrl, type DiscoveredUrl } from '../schemas/records.js';
 
 function found(url: string, over: Partial<DiscoveredUrl> = {}): DiscoveredUrl {
-  return { url, source_url: 'http://127.0.0.9/from', depth: 1, anchor: 'a link', via: 'link', redirect_hops: 0, discovered_at: 42, ...over };
+  return { url, source_url: 'http://127.0.0.9/from', depth: 1, anchor: 'a link', via: 'link', redirect_hops: 0, discovered_at: 42, ...NO_HINTS, ...over };
 }
 
 /** The key a discovery is piped with does not matter to normalize: it re-keys by the canonical host. */

@@ -6,6 +6,7 @@ import type { CrawlConfig } from '../crawl/config.js';
 import { discoveredUrls, normalized } from '../crawl/topics.js';
 import { canonicalize } from '../url/canonicalize.js';
 import { trapReason } from '../url/traps.js';
+import { compileScope, type Scope } from '../scope/scope.js';
 
 const inputs = [discoveredUrls] as const;
 const outputs = [normalized] as const;
@@ -13,7 +14,11 @@ type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
 class Normalize implements Processor<In, Out> {
-  constructor(private readonly config: CrawlConfig) {}
+  private readonly scope: Scope;
+
+  constructor(private readonly config: CrawlConfig) {
+    this.scope = compileScope(config.scope);
+  }
 
   process(record: RecordOf<In>, ctx: ProcessorContext<Out>): void {
     const found = record.value;
@@ -24,6 +29,8 @@ class Normalize implements Processor<In, Out> {
     if (!canonical.ok) return reject(ctx, canonical.reason);
     const trap = trapReason(canonical.url, config);
     if (trap) return reject(ctx, trap);
+    const scope = this.scope.decide(canonical.url, canonical.host);
+    if (!scope.ok) return reject(ctx, scope.reason);
     const out: CanonicalUrl = {
       url: canonical.url,
       host: canonical.host,
@@ -32,6 +39,11 @@ class Normalize implements Processor<In, Out> {
       via: found.via,
       redirect_hops: found.redirect_hops,
       discovered_at: found.discovered_at,
+      priority_hint: found.priority_hint,
+      changefreq: found.changefreq,
+      lastmod: found.lastmod,
+      sitemap_depth: found.sitemap_depth,
+      inlinks: 1,
     };
     ctx.metrics.count('normalized');
     ctx.forward('normalized', canonical.host, out);

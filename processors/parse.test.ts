@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { crawlTestDriver, type CrawlTestDriver } from '../crawl/crawl-test-driver.js';
-import type { DiscoveredUrl, FetchResult, ParsedPage } from '../schemas/records.js';
+import { PLAIN_RESULT, type DiscoveredUrl, type FetchResult, type ParsedPage } from '../schemas/records.js';
 import { compressBody } from '../fetching/body-codec.js';
 
 const HOST = '127.0.0.9:8080';
@@ -14,6 +14,7 @@ const FILLER = '<p>' + 'The river runs past the old mill and under the stone bri
 function fetched(body: Buffer | string, over: Partial<FetchResult> = {}): FetchResult {
   const stored = compressBody(Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'));
   return {
+    ...PLAIN_RESULT,
     fetch_id: `${HOST}#1`, url: PAGE, host: HOST, kind: 'page', depth: 2, attempt: 1, via: 'link', source_url: `http://${HOST}/`,
     redirect_hops: 0, status: 200, error: '', final_url: PAGE, redirect_chain: [], headers: { 'content-type': 'text/html' },
     started_at: Date.UTC(2026, 0, 1, 12), elapsed_ms: 30, ttfb_ms: 10, bytes: stored.bytes.length, wire_bytes: stored.bytes.length,

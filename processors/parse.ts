@@ -2,7 +2,7 @@
 // their own host: writing them to discovered-urls is the repartition that carries each URL to the
 // task that owns its host.
 import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../engine/api.js';
-import type { DiscoveredUrl, FetchResult, ParsedPage } from '../schemas/records.js';
+import { NO_HINTS, type DiscoveredUrl, type FetchResult, type ParsedPage } from '../schemas/records.js';
 import type { CrawlConfig } from '../crawl/config.js';
 import { discoveredUrls, fetched, parsed } from '../crawl/topics.js';
 import { analyzeBody, type BodyAnalysis, type BodyInput } from '../parsing/analyze-body.js';
@@ -54,7 +54,7 @@ export class Parse implements Processor<In, Out> {
   async process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
     const { config } = this.options;
     const r = record.value;
-    if (r.kind === 'robots') return;
+    if (r.kind !== 'page') return; // robots.txt and sitemaps are read where they are fetched
     const now = ctx.now();
     if (r.status >= 300 && r.status < 400 && r.final_url !== r.url) {
       this.discover(ctx, r.final_url, r, r.depth, '', 'redirect', r.redirect_hops + 1, now);
@@ -86,6 +86,8 @@ export class Parse implements Processor<In, Out> {
     };
     ctx.forward('parsed', r.host, page);
     if (a.kind !== 'html' || a.metaNofollow) return;
+    // A recrawl that found the page as it was finds the links it had: they are known already.
+    if (r.via === 'recrawl' && !r.changed) return;
     const depth = r.depth + 1;
     if (depth > config.maxDepth) return;
     for (const link of a.links) {
@@ -102,7 +104,7 @@ export class Parse implements Processor<In, Out> {
       ctx.metrics.count('links.unroutable');
       return;
     }
-    const out: DiscoveredUrl = { url, source_url: from.url, depth, anchor, via, redirect_hops: hops, discovered_at: now };
+    const out: DiscoveredUrl = { url, source_url: from.url, depth, anchor, via, redirect_hops: hops, discovered_at: now, ...NO_HINTS };
     ctx.forward('discovered-urls', host, out);
   }
 }

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { crawlTestDriver, type CrawlTestDriver } from '../crawl/crawl-test-driver.js';
-import type { CanonicalUrl, FetchRequest, FetchResult } from '../schemas/records.js';
+import { NO_HINTS, PLAIN_RESULT, type CanonicalUrl, type FetchRequest, type FetchResult } from '../schemas/records.js';
 import { hostsStore } from './host-state.js';
 import { CrawlBudget } from './crawl-budget.js';
 
@@ -9,11 +9,12 @@ const HOST = '127.0.0.9:8080';
 const ORIGIN = `http://${HOST}`;
 
 function url(path: string, depth = 1): CanonicalUrl {
-  return { url: `${ORIGIN}${path}`, host: HOST, depth, source_url: '', via: 'link', redirect_hops: 0, discovered_at: 0 };
+  return { url: `${ORIGIN}${path}`, host: HOST, depth, source_url: '', via: 'link', redirect_hops: 0, discovered_at: 0, ...NO_HINTS, inlinks: 1 };
 }
 
 function done(req: FetchRequest, driver: CrawlTestDriver, over: Partial<FetchResult> = {}): FetchResult {
   return {
+    ...PLAIN_RESULT,
     fetch_id: req.fetch_id, url: req.url, host: req.host, kind: req.kind, depth: req.depth, attempt: req.attempt,
     via: req.via, source_url: req.source_url, redirect_hops: req.redirect_hops, status: 200, error: '',
     final_url: req.url, redirect_chain: [], headers: {}, started_at: driver.now - 10, elapsed_ms: 10, ttfb_ms: 5,
@@ -27,7 +28,8 @@ const robotsBody = (text: string) => ({ body: Buffer.from(text), bytes: text.len
 async function driver(config: Record<string, unknown> = {}, budget?: CrawlBudget) {
   return crawlTestDriver({
     processors: ['schedule'],
-    config: { defaultDelayMs: 1000, ...config },
+    // Sitemaps have tests of their own; here robots.txt is followed by the host's pages only.
+    config: { defaultDelayMs: 1000, sitemaps: false, ...config },
     services: budget ? { budget } : {},
   });
 }
@@ -222,11 +224,21 @@ describe('schedule', () => {
     await d.close();
   });
 
-  it('should stop admitting URLs of a host past its page budget', async () => {
+  it('should fetch no more distinct pages of a host than its budget, and drop the rest with the reason', async () => {
     const d = await driver({ maxPagesPerHost: 2, defaultDelayMs: 0 });
     for (const p of ['/1', '/2', '/3', '/4']) await d.pipe('deduped', HOST, url(p));
-    assert.equal(d.store(hostsStore).get(HOST)!.queued, 2);
+    await readyHost(d);
+    const pages: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      await d.advanceTime(1);
+      for (const r of d.readOutput('scheduled')) {
+        pages.push(new URL(r.value.url).pathname);
+        await d.pipe('fetched', HOST, done(r.value, d));
+      }
+    }
+    assert.deepEqual(pages, ['/1', '/2']);
     assert.equal(d.counter('schedule', 'dropped.host-budget'), 2);
+    assert.equal(d.store(hostsStore).get(HOST)!.queue.ready, 0);
     await d.close();
   });
 
@@ -258,7 +270,7 @@ describe('schedule', () => {
     await d.pipe('fetched', HOST, done(a.value, d)); // the redo of /a completes while /b is in flight
     await d.advanceTime(1000);
     assert.equal(d.readOutput('scheduled').length, 0, '/b is still in flight');
-    assert.equal(d.store(hostsStore).get(HOST)!.inFlight, b.value.fetch_id);
+    assert.equal(d.store(hostsStore).get(HOST)!.slot.inFlight, b.value.fetch_id);
     assert.equal(d.counter('schedule', 'stale-completions'), 1);
     await d.close();
   });

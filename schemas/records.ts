@@ -1,7 +1,7 @@
 // TypeScript shapes of the Avro records in schemas/*.avsc (kept in step by schemas/schemas.test.ts).
 
 export type DiscoveryKind = 'seed' | 'link' | 'redirect' | 'sitemap' | 'recrawl';
-export type FetchKind = 'page' | 'robots';
+export type FetchKind = 'page' | 'robots' | 'sitemap';
 
 export interface DiscoveredUrl {
   url: string;
@@ -11,6 +11,13 @@ export interface DiscoveredUrl {
   via: DiscoveryKind;
   redirect_hops: number;
   discovered_at: number;
+  /** A sitemap's <priority> (0..1); -1 when none. */
+  priority_hint: number;
+  changefreq: string;
+  /** epoch ms; 0 when none. */
+  lastmod: number;
+  /** > 0: the URL is a sitemap to fetch, at this nesting depth. */
+  sitemap_depth: number;
 }
 
 export interface CanonicalUrl {
@@ -21,6 +28,15 @@ export interface CanonicalUrl {
   via: DiscoveryKind;
   redirect_hops: number;
   discovered_at: number;
+  /** A sitemap's <priority> (0..1); -1 when none. */
+  priority_hint: number;
+  changefreq: string;
+  /** epoch ms; 0 when none. */
+  lastmod: number;
+  /** > 0: the URL is a sitemap to fetch, at this nesting depth. */
+  sitemap_depth: number;
+  /** Discoveries so far; above 1 the record updates a URL already passed on. */
+  inlinks: number;
 }
 
 export interface FetchRequest {
@@ -37,6 +53,11 @@ export interface FetchRequest {
   released_at: number;
   if_none_match: string;
   if_modified_since: string;
+  priority: number;
+  recrawl_interval_ms: number;
+  previous_sha1: string;
+  gone_count: number;
+  sitemap_depth: number;
 }
 
 export interface FetchResult {
@@ -67,6 +88,15 @@ export interface FetchResult {
   remote_address: string;
   body_encoding: 'identity' | 'gzip';
   body: Buffer;
+  body_sha1: string;
+  etag: string;
+  last_modified: string;
+  changed: boolean;
+  priority: number;
+  recrawl_interval_ms: number;
+  next_due_at: number;
+  sitemap_depth: number;
+  sitemap_urls: number;
 }
 
 export interface Link {
@@ -118,3 +148,15 @@ export interface Duplicate {
   distance: number;
   detected_at: number;
 }
+
+/** The sitemap hints of a URL found any other way. */
+export const NO_HINTS = { priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 0 } as const;
+
+/** The fields a fetch request has beyond the URL and its slot, for a plain first fetch. */
+export const PLAIN_REQUEST = { priority: 0, recrawl_interval_ms: 0, previous_sha1: '', gone_count: 0, sitemap_depth: 0 } as const;
+
+/** The fields a fetch outcome has beyond the response itself, for a plain first fetch without validators. */
+export const PLAIN_RESULT = {
+  body_sha1: '', etag: '', last_modified: '', changed: true, priority: 0, recrawl_interval_ms: 0, next_due_at: 0, sitemap_depth: 0,
+  sitemap_urls: 0,
+} as const;

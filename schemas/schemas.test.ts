@@ -15,13 +15,16 @@ const AT = Date.UTC(2026, 0, 1, 12);
 // missing or an unknown field, so these mirror records.ts exactly; the tests compare them with the .avsc.
 const discovered: DiscoveredUrl = {
   url: 'http://a.test/about#team', source_url: 'http://a.test/', depth: 1, anchor: 'About us', via: 'link', redirect_hops: 0, discovered_at: AT,
+  priority_hint: 0.8, changefreq: 'daily', lastmod: AT - 86_400_000, sitemap_depth: 0,
 };
 const canonical: CanonicalUrl = {
   url: 'http://a.test/about', host: 'a.test', depth: 1, source_url: 'http://a.test/', via: 'redirect', redirect_hops: 2, discovered_at: AT,
+  priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 1, inlinks: 4,
 };
 const request: FetchRequest = {
   fetch_id: 'a.test#17', url: 'http://a.test/about', host: 'a.test', kind: 'page', depth: 1, attempt: 2, via: 'link',
   source_url: 'http://a.test/', redirect_hops: 0, delay_ms: 1500, released_at: AT, if_none_match: '"v1"', if_modified_since: 'Wed, 31 Dec 2025 10:00:00 GMT',
+  priority: 1.5, recrawl_interval_ms: 3_600_000, previous_sha1: 'b'.repeat(40), gone_count: 1, sitemap_depth: 0,
 };
 const result: FetchResult = {
   fetch_id: 'a.test#17', url: 'http://a.test/old', host: 'a.test', kind: 'robots', depth: 1, attempt: 2, via: 'redirect',
@@ -30,6 +33,8 @@ const result: FetchResult = {
   started_at: AT, elapsed_ms: 120, ttfb_ms: 40, bytes: 5000, wire_bytes: 1800, content_type: 'text/html', charset: 'utf-8',
   truncated: true, retry_after_ms: 30_000, conditional: true, remote_address: '127.0.0.9', body_encoding: 'gzip',
   body: Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3]),
+  body_sha1: 'c'.repeat(40), etag: '"v2"', last_modified: 'Thu, 01 Jan 2026 10:00:00 GMT', changed: false, priority: 1.5,
+  recrawl_interval_ms: 5_400_000, next_due_at: AT + 5_400_000, sitemap_depth: 2, sitemap_urls: 17,
 };
 const parsed: ParsedPage = {
   fetch_id: 'a.test#17', url: 'http://a.test/about', host: 'a.test', depth: 1, status: 200, final_url: 'http://a.test/about',

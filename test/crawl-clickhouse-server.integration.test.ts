@@ -38,7 +38,8 @@ describe('crawl results in a ClickHouse server', () => {
 
   function expected() {
     const robots = web.requests.filter((r) => r.path.endsWith('/robots.txt')).length;
-    return { page: web.requests.length - robots, robots, fetchIds: web.requests.length };
+    const sitemap = web.requests.filter((r) => r.path === '/sitemap.xml').length;
+    return { page: web.requests.length - robots - sitemap, robots, sitemap, fetchIds: web.requests.length };
   }
 
   it('should hold one row per fetch after the server restarted mid-crawl', async () => {

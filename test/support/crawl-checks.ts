@@ -54,7 +54,7 @@ export function pagesFetchedTwice(requests: WebRequest[]): string[] {
   const counts = new Map<string, number>();
   const retried = new Set<string>();
   for (const r of requests) {
-    if (r.path === '/robots.txt' || r.path.endsWith('/robots.txt')) continue;
+    if (r.path === '/robots.txt' || r.path.endsWith('/robots.txt') || r.path === '/sitemap.xml') continue;
     const url = canonicalOf(r);
     if (r.status >= 500 || r.status === 429 || r.status === 0) retried.add(url);
     counts.set(url, (counts.get(url) ?? 0) + 1);

@@ -29,16 +29,20 @@ export interface CrawlOutcome {
 export interface FetchCounts {
   page: number;
   robots: number;
+  sitemap: number;
   fetchIds: number;
 }
 
 /** The SQL behind FetchCounts, for `crawlstream query --format json`. */
 export const FETCH_COUNTS_SQL =
-  "SELECT countIf(kind = 'page') AS page, countIf(kind = 'robots') AS robots, uniqExact(fetch_id) AS fetchIds FROM fetches FINAL";
+  "SELECT countIf(kind = 'page') AS page, countIf(kind = 'robots') AS robots, countIf(kind = 'sitemap') AS sitemap, uniqExact(fetch_id) AS fetchIds FROM fetches FINAL";
 
 export function fetchCounts(row: Record<string, unknown>): FetchCounts {
-  return { page: Number(row.page), robots: Number(row.robots), fetchIds: Number(row.fetchIds) };
+  return { page: Number(row.page), robots: Number(row.robots), sitemap: Number(row.sitemap), fetchIds: Number(row.fetchIds) };
 }
+
+/** Requests the crawler makes about a site rather than for its pages. */
+export const isSiteFile = (path: string) => path.endsWith('/robots.txt') || path === '/sitemap.xml';
 
 /** Politeness delay of the test crawls: short for speed, long enough to tell apart from a burst. */
 export const TEST_DELAY_MS = 250;
@@ -87,12 +91,12 @@ export function crawlOutcomeTests(outcome: () => CrawlOutcome): void {
       const { web, pages, delayMs } = outcome();
       for (const origin of web.expected.trapOrigins) {
         const host = new URL(origin).host;
-        const n = web.requests.filter((r) => r.host === host && r.path !== '/robots.txt').length;
+        const n = web.requests.filter((r) => r.host === host && !isSiteFile(r.path)).length;
         assert.ok(n <= DEFAULT_CRAWL_OPTIONS.maxPagesPerHost, `${n} requests to trap host ${host}`);
       }
       const sessionPages = new Set(web.expected.sessionTrapPages);
       const sessionHost = web.expected.sessionTrapPages.length ? new URL(web.expected.sessionTrapPages[0]).host : '';
-      const fetched = web.requests.filter((r) => r.host === sessionHost && r.path !== '/robots.txt').map(canonicalOf);
+      const fetched = web.requests.filter((r) => r.host === sessionHost && !isSiteFile(r.path)).map(canonicalOf);
       assert.ok(fetched.every((u) => sessionPages.has(u)), `session-id trap collapsed: ${fetched.filter((u) => !sessionPages.has(u)).slice(0, 3)}`);
     });
 
@@ -108,16 +112,17 @@ export function crawlOutcomeTests(outcome: () => CrawlOutcome): void {
     it('should hold exactly one fetches row per request the server saw', () => {
     const { web, fetches } = outcome();
     const robots = web.requests.filter((r) => r.path.endsWith('/robots.txt')).length;
-    const pages = web.requests.length - robots;
-    assert.deepEqual({ page: fetches.page, robots: fetches.robots }, { page: pages, robots }, 'nothing missing, nothing twice');
-    assert.equal(fetches.fetchIds, fetches.page + fetches.robots, 'each fetch once');
+    const sitemap = web.requests.filter((r) => r.path === '/sitemap.xml').length;
+    const page = web.requests.length - robots - sitemap;
+    assert.deepEqual({ page: fetches.page, robots: fetches.robots, sitemap: fetches.sitemap }, { page, robots, sitemap }, 'nothing missing, nothing twice');
+    assert.equal(fetches.fetchIds, fetches.page + fetches.robots + fetches.sitemap, 'each fetch once');
   });
 
   it('should record one pages row per URL whose fetch reached an outcome', () => {
       const { web, pages, delayMs } = outcome();
       const urls = pages.map((p) => p.url);
       assert.equal(new Set(urls).size, urls.length, 'no URL twice in pages');
-      const fetchedPages = new Set(web.requests.filter((r) => r.path !== '/robots.txt' && !r.path.endsWith('/robots.txt')).map(canonicalOf));
+      const fetchedPages = new Set(web.requests.filter((r) => !isSiteFile(r.path)).map(canonicalOf));
       const missing = [...fetchedPages].filter((u) => !urls.includes(u));
       assert.deepEqual(missing, [], 'every URL the server saw has a pages row');
     });

@@ -1,0 +1,64 @@
+// A host's politeness slot: one request in flight at a time, and the next one no earlier than the
+// delay after the last one ENDED (plus Retry-After and backoff). The schedule processor owns it; these
+// functions return the slot's next state and never touch anything else.
+import type { FetchResult } from '../schemas/records.js';
+
+export interface HostSlot {
+  /** Least time between the end of one request and the start of the next: max(default delay, Crawl-delay). */
+  delayMs: number;
+  /** Earliest start of the next request. */
+  nextFetchAt: number;
+  /** fetch_id of the request in flight, '' when none. */
+  inFlight: string;
+  inFlightSince: number;
+  /** Consecutive failed fetches (5xx, network), for the host-wide backoff. */
+  failures: number;
+  releaseSeq: number;
+}
+
+const MAX_BACKOFF_MS = 5 * 60_000;
+const MIN_BACKOFF_BASE_MS = 250;
+const MAX_RETRY_AFTER_MS = 60 * 60_000;
+const RETRYABLE_ERRORS = new Set(['timeout', 'connect', 'dns', 'protocol', 'body-incomplete']);
+
+export function newSlot(delayMs: number): HostSlot {
+  return { delayMs, nextFetchAt: 0, inFlight: '', inFlightSince: 0, failures: 0, releaseSeq: 0 };
+}
+
+/** The slot with a request released: it is in flight until its outcome is read back. */
+export function released(slot: HostSlot, host: string, now: number): { slot: HostSlot; fetchId: string } {
+  const seq = slot.releaseSeq + 1;
+  const fetchId = `${host}#${seq}`;
+  return { slot: { ...slot, releaseSeq: seq, inFlight: fetchId, inFlightSince: now }, fetchId };
+}
+
+export interface SlotOutcome {
+  slot: HostSlot;
+  /** The server asked us to slow down (429, 503 with Retry-After). */
+  throttled: boolean;
+  /** The fetch failed in a way worth trying again (5xx, network). */
+  failed: boolean;
+}
+
+/** The slot once the fetch in flight finished. `delayMs` is the host's delay as of now (robots may change it). */
+export function finished(slot: HostSlot, r: FetchResult, now: number, delayMs: number, maxAttempts: number): SlotOutcome {
+  // Measured from when the fetch ended (or when we learn of it, if later), never from release.
+  const end = Math.max(now, r.started_at + r.elapsed_ms);
+  let nextFetchAt = end + delayMs;
+  let failures = slot.failures;
+  const errorKind = r.error.split(':', 1)[0];
+  const throttled = r.status === 429 || (r.status === 503 && r.retry_after_ms > 0);
+  const failed = !throttled && (r.status >= 500 || (r.status === 0 && RETRYABLE_ERRORS.has(errorKind)));
+  if (throttled) {
+    nextFetchAt = Math.max(nextFetchAt, now + Math.min(r.retry_after_ms || delayMs, MAX_RETRY_AFTER_MS));
+  } else if (failed) {
+    // The whole host slows down after a failure; growth stops at 2^maxAttempts so a host with many
+    // broken URLs is not starved, and a zero delay still backs off.
+    failures++;
+    const backoff = Math.max(delayMs, MIN_BACKOFF_BASE_MS) * 2 ** Math.min(failures, maxAttempts);
+    nextFetchAt = Math.max(nextFetchAt, now + Math.min(backoff, MAX_BACKOFF_MS));
+  } else {
+    failures = 0;
+  }
+  return { slot: { ...slot, delayMs, nextFetchAt, inFlight: '', failures }, throttled, failed };
+}

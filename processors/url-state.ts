@@ -1,0 +1,96 @@
+// What the scheduler knows of each URL of a host, in its `urls` store on disk: where the URL is
+// (ready, in flight, waiting for its recrawl, stopped), its importance, its validators and its change
+// history. A host with a million known URLs costs disk, not RAM.
+import { avroValues, defineStore } from '../engine/api.js';
+import type { DiscoveryKind } from '../schemas/records.js';
+import { fingerprint64 } from '../state-stores/fingerprint.js';
+
+export type UrlPhase = 'ready' | 'in-flight' | 'waiting' | 'stopped';
+
+export interface UrlState {
+  url: string;
+  depth: number;
+  via: DiscoveryKind;
+  source_url: string;
+  redirect_hops: number;
+  discovered_at: number;
+  /** Discoveries from other pages so far (dedup reports them at 1, 2, 4, 8, …). */
+  inlinks: number;
+  priority_hint: number;
+  changefreq: string;
+  lastmod: number;
+  /** > 0: a sitemap to fetch at this nesting depth. */
+  sitemap_depth: number;
+  phase: UrlPhase;
+  /** Sequence number of its queue entry (ready or waiting), to find the entry again. */
+  queue_seq: number;
+  /** The rank (ready) or due time (waiting) its queue entry was written with. */
+  queue_rank: number;
+  attempt: number;
+  etag: string;
+  last_modified: string;
+  sha1: string;
+  interval_ms: number;
+  next_due_at: number;
+  fetches: number;
+  changes: number;
+  /** Consecutive 404/410 answers. */
+  gone: number;
+}
+
+export interface UrlKey {
+  host: string;
+  hi: number;
+  lo: number;
+}
+
+export function urlKey(host: string, url: string): UrlKey {
+  return { host, ...fingerprint64(url) };
+}
+
+export const urlsStore = defineStore<UrlKey, UrlState>({
+  name: 'urls',
+  description: 'Every URL the host queued: phase, importance, validators (ETag, Last-Modified, digest), recrawl interval and due time, change history.',
+  keys: {
+    routingKey: (k) => k.host,
+    encode: (k) => {
+      const b = Buffer.allocUnsafe(8);
+      b.writeUInt32BE(k.hi, 0);
+      b.writeUInt32BE(k.lo, 4);
+      return b;
+    },
+    // The host is not stored (8 bytes per URL): callers that scan know which host they asked for.
+    decode: (b) => ({ host: '', hi: b.readUInt32BE(0), lo: b.readUInt32BE(4) }),
+  },
+  values: avroValues<UrlState>({
+    type: 'record', name: 'UrlState', namespace: 'crawlstream.store',
+    fields: [
+      { name: 'url', type: 'string' }, { name: 'depth', type: 'int' }, { name: 'via', type: 'string' },
+      { name: 'source_url', type: 'string' }, { name: 'redirect_hops', type: 'int' }, { name: 'discovered_at', type: 'long' },
+      { name: 'inlinks', type: 'int' }, { name: 'priority_hint', type: 'double' }, { name: 'changefreq', type: 'string' },
+      { name: 'lastmod', type: 'long' }, { name: 'sitemap_depth', type: 'int' }, { name: 'phase', type: 'string' },
+      { name: 'queue_seq', type: 'long' }, { name: 'queue_rank', type: 'long' }, { name: 'attempt', type: 'int' },
+      { name: 'etag', type: 'string' }, { name: 'last_modified', type: 'string' }, { name: 'sha1', type: 'string' },
+      { name: 'interval_ms', type: 'long' }, { name: 'next_due_at', type: 'long' }, { name: 'fetches', type: 'int' },
+      { name: 'changes', type: 'int' }, { name: 'gone', type: 'int' },
+    ],
+  } as never),
+});
+
+/**
+ * Importance on one scale for new URLs and due recrawls, 0–255: in-links from other pages count by
+ * their log (a hub linked from 60 pages outranks a leaf linked once, by a bounded margin), and a
+ * sitemap's <priority> adds up to two steps; sitemaps themselves go first. Depth breaks ties in the
+ * queue key, then arrival.
+ */
+export function rankOf(u: Pick<UrlState, 'inlinks' | 'priority_hint' | 'sitemap_depth'>): number {
+  if (u.sitemap_depth > 0) return 255;
+  const links = Math.log2(Math.max(1, u.inlinks));
+  const hint = u.priority_hint >= 0 ? 2 * Math.min(1, u.priority_hint) : 1;
+  return Math.max(0, Math.min(254, Math.round(16 * (links + hint))));
+}
+
+/** The importance a fetch request carries, for analytics: in-link weight plus the sitemap hint. */
+export function priorityOf(u: Pick<UrlState, 'inlinks' | 'priority_hint' | 'sitemap_depth'>): number {
+  return rankOf(u) / 16;
+}
