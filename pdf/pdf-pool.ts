@@ -151,7 +151,10 @@ export class PdfPool {
     }, job.timeoutMs);
     this.watchdog ??= setInterval(() => this.checkMemory(), WATCHDOG_MS).unref();
     const limits: ExtractLimits = { maxPages: this.opts.maxPages, maxTextBytes: this.opts.maxTextBytes, maxLinks: this.opts.maxLinks };
-    slot.worker!.postMessage({ id: job.id, bytes: job.bytes, url: job.url, limits });
+    // A view (a pooled Buffer, a slice) would be cloned with its whole underlying ArrayBuffer: copy
+    // just the bytes once and hand the copy over; the caller's bytes stay untouched.
+    const copy = new Uint8Array(job.bytes);
+    slot.worker!.postMessage({ id: job.id, bytes: copy, url: job.url, limits }, [copy.buffer]);
   }
 
   private spawn(slot: Slot): void {

@@ -51,7 +51,7 @@ const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disabl
   '--js-flags=--max-old-space-size=512'];
 
 export class Renderer {
-  readonly stats: RendererStats = { rendered: 0, failed: 0, browserLaunches: 0, browserCrashes: 0, browserReplacements: 0, escapedConnections: 0 };
+  private readonly counts = { rendered: 0, failed: 0, browserLaunches: 0, browserCrashes: 0, browserReplacements: 0 };
   private readonly pageOptions: PageOptions;
   private readonly concurrency: number;
   private readonly log: (line: string) => void;
@@ -61,6 +61,11 @@ export class Renderer {
   private active = 0;
   private readonly waiting: ((go: boolean) => void)[] = [];
   private closed = false;
+  private readonly escapedHosts = new Set<string>();
+
+  get stats(): RendererStats {
+    return { ...this.counts, escapedConnections: this.sinkhole.connections };
+  }
 
   constructor(private readonly options: RendererOptions = {}) {
     this.concurrency = Math.max(1, options.concurrency ?? 2);
@@ -78,8 +83,12 @@ export class Renderer {
       userAgent: options.userAgent,
     };
     this.sinkhole = new SinkholeProxy((line) => {
-      this.stats.escapedConnections = this.sinkhole.connections;
-      this.log(`a request escaped interception and was stopped at the sinkhole proxy: ${line}`);
+      // Chromium's own services (update checks, account look-ups) knock again for every context:
+      // each target is told once, the counter tells the rest.
+      const host = (line.split(' ')[1] ?? line).replace(/^[a-z]+:\/\//i, '').split(/[/:]/)[0];
+      if (this.escapedHosts.size >= 100 || this.escapedHosts.has(host)) return;
+      this.escapedHosts.add(host);
+      this.log(`a request escaped interception and was stopped at the sinkhole proxy (told once per host): ${line}`);
     });
   }
 
@@ -94,18 +103,18 @@ export class Renderer {
       try {
         browser = await this.currentBrowser();
       } catch (err) {
-        this.stats.failed++;
+        this.counts.failed++;
         return failure(`browser-unavailable: ${(err as Error).message.split('\n')[0]}`);
       }
       const pageOptions = { ...this.pageOptions, timeoutMs: options.timeoutMs ?? this.pageOptions.timeoutMs };
       const { result, closedCleanly } = await renderPage(browser, url, html, fetchForBrowser, pageOptions);
       if (!closedCleanly) {
-        this.stats.browserReplacements++;
+        this.counts.browserReplacements++;
         this.log(`a browser context did not close within ${this.pageOptions.closeTimeoutMs} ms; replacing the browser`);
         await this.dropBrowser(browser);
       }
-      if (result.error) this.stats.failed++;
-      else this.stats.rendered++;
+      if (result.error) this.counts.failed++;
+      else this.counts.rendered++;
       return result;
     } finally {
       this.release();
@@ -166,12 +175,12 @@ export class Renderer {
       handleSIGTERM: false,
       handleSIGHUP: false,
     });
-    this.stats.browserLaunches++;
+    this.counts.browserLaunches++;
     const launched = this.browser;
     browser.on('disconnected', () => {
       if (this.browser === launched) this.browser = undefined;
       if (!this.closed && !replaced.has(browser)) {
-        this.stats.browserCrashes++;
+        this.counts.browserCrashes++;
         this.log('the browser went away; the next render launches a new one');
       }
     });
