@@ -4,6 +4,7 @@
 // per-host politeness and the network policy, and answers with a body or a refusal.
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { truncateUtf8 } from '../pdf/truncate-utf8.js';
+import { extractDom, INIT_SCRIPT, REPORT } from './page-scripts.js';
 
 export interface BrowserRequest {
   url: string;
@@ -55,27 +56,6 @@ export interface PageOptions {
   userAgent?: string;
 }
 
-const REPORT = '__crawlstreamReport';
-// Requests of shared workers and of downloads started by <a download> are not intercepted by request
-// routing (they would go straight to the network stack, where the sinkhole proxy stops them), and
-// service workers are blocked by the context option: all three are stopped in the page first, and
-// recorded with their URL. The click listener is registered before any script of the page, so it
-// runs first among the capturing listeners of the window.
-const INIT_SCRIPT = `(() => {
-  const report = (kind, url) => { try { window.${REPORT}(kind, String(new URL(url, location.href))); } catch {} };
-  const refuse = () => new DOMException('blocked by the crawler', 'SecurityError');
-  window.addEventListener('click', (e) => {
-    const a = e.target && e.target.closest && e.target.closest('a[download], area[download]');
-    if (a && a.href) { e.preventDefault(); report('download', a.href); }
-  }, true);
-  // The load event of the top document, told from here because Playwright's own load tracking
-  // waits forever once a later navigation was started and aborted.
-  if (window === window.top) window.addEventListener('load', () => report('load', location.href), { once: true });
-  if (typeof ServiceWorkerContainer !== 'undefined')
-    ServiceWorkerContainer.prototype.register = function (url) { report('service-worker', url); return Promise.reject(refuse()); };
-  if (typeof SharedWorker !== 'undefined')
-    window.SharedWorker = function SharedWorker(url) { report('shared-worker', url); throw refuse(); };
-})();`;
 // Headers the browser must not see from a body the crawler already decoded and measured.
 const DROPPED_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']);
 
@@ -91,15 +71,27 @@ export async function renderPage(browser: Browser, url: string, html: string, fe
   let context: BrowserContext | undefined;
   let error = '';
   let dom: Extracted | undefined;
-  try {
+  let answered = true;
+  const work = (async () => {
     context = await browser.newContext({ serviceWorkers: 'block', acceptDownloads: false, userAgent: opts.userAgent, viewport: { width: 1280, height: 900 } });
-    ({ dom, error } = await session.run(context, started));
+    return session.run(context, started);
+  })();
+  work.catch(() => {});
+  try {
+    // run() bounds the page by timeoutMs; this bound is for a browser that stops answering at all
+    // (a context or page that is never created).
+    const outcome = await Promise.race([work, sleep(opts.timeoutMs + opts.closeTimeoutMs).then(() => undefined)]);
+    if (outcome) ({ dom, error } = outcome);
+    else {
+      answered = false;
+      error = `timeout: the browser did not answer within ${opts.timeoutMs + opts.closeTimeoutMs} ms`;
+    }
   } catch (err) {
     error = browser.isConnected() ? `failed: ${message(err)}` : `browser-crashed: the browser went away (${message(err)})`;
   } finally {
     session.done = true;
   }
-  const closedCleanly = context ? await closeWithin(context, opts.closeTimeoutMs) : true;
+  const closedCleanly = answered && (context ? await closeWithin(context, opts.closeTimeoutMs) : true);
   const result = session.result(dom, error, started);
   return { result, closedCleanly };
 }
@@ -297,24 +289,6 @@ class PageSession {
       this.onInflightChange();
     });
   }
-}
-
-/** Runs in the page (the project compiles without DOM types, hence the loose typing). */
-function extractDom({ maxHtmlChars, maxTextChars, maxLinks }: { maxHtmlChars: number; maxTextChars: number; maxLinks: number }) {
-  const document = (globalThis as any).document;
-  const doctype = document.doctype ? `<!DOCTYPE ${document.doctype.name}>` : '';
-  const html = doctype + (document.documentElement ? document.documentElement.outerHTML : '');
-  const links: string[] = [];
-  const seen = new Set<string>();
-  for (const a of Array.from(document.querySelectorAll('a[href], area[href]')) as { href: unknown }[]) {
-    const href = a.href;
-    if (typeof href !== 'string' || !/^https?:/i.test(href) || seen.has(href)) continue;
-    seen.add(href);
-    links.push(href);
-    if (links.length >= maxLinks) break;
-  }
-  const text = document.body ? document.body.innerText : '';
-  return { html: html.slice(0, maxHtmlChars), text: text.slice(0, maxTextChars), links };
 }
 
 function browserHeaders(headers: Record<string, string>): Record<string, string> {
