@@ -1,7 +1,9 @@
 // A bounded pool of headless renders on one system Chromium: at most `concurrency` pages at once,
 // each in a fresh browser context. A browser that crashed, or that could not close a context in
 // time, is replaced on the next render. The browser's proxy is a sinkhole on loopback, so a request
-// that escapes interception is counted instead of reaching the network.
+// that escapes interception is counted instead of reaching the network. Interception alone is not
+// enough: without the proxy, the tests see Chromium open TCP connections of its own to the hosts
+// of intercepted requests (preconnects), which would bypass the crawler's per-host politeness.
 import { chromium, type Browser } from 'playwright-core';
 import { findChromium } from './find-chromium.js';
 import { renderPage, type FetchForBrowser, type PageOptions, type RenderResult } from './render-page.js';
