@@ -4,7 +4,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
 // The legacy build carries the polyfills Node 20 needs (Promise.withResolvers, Uint8Array.fromBase64…);
-// the modern build assumes Node 22+.
+// the modern build assumes Node 22+. pdf.js also needs DOMMatrix as it loads, which on Node comes from
+// @napi-rs/canvas (prebuilt binaries): pdfjs-dist lists it as optional, this project as a dependency,
+// because without it every extraction fails with "DOMMatrix is not defined".
 const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
 // pdf.js runs its parser in this same thread (there is no nested worker in Node) and would import it
 // on the first document; loading it now keeps that start-up out of the first PDF's time bound.
