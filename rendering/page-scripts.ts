@@ -17,6 +17,10 @@ export const INIT_SCRIPT = `(() => {
   // The load event of the top document, told from here because Playwright's own load tracking
   // waits forever once a later navigation was started and aborted.
   if (window === window.top) window.addEventListener('load', () => report('load', location.href), { once: true });
+  // A popup never opens: the attempt is told through the same channel as the load event, so it is
+  // recorded before the page counts as loaded. (Popups opened otherwise, by target=_blank, are closed
+  // by the renderer when they appear.)
+  window.open = function open(url) { report('popup', url === undefined || url === '' ? 'about:blank' : url); return null; };
   if (typeof ServiceWorkerContainer !== 'undefined')
     ServiceWorkerContainer.prototype.register = function (url) { report('service-worker', url); return Promise.reject(refuse()); };
   if (typeof SharedWorker !== 'undefined')
