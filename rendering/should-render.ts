@@ -1,9 +1,9 @@
-// Decides whether a fetched HTML page is worth a headless render. Rendering costs two orders of
-// magnitude more than parsing (about 0.1 s of a browser against a millisecond of parsing), so in `auto`
-// mode only pages that look like an application shell pay for it: the page has scripts (without
-// them, rendering cannot add a link) and the static HTML is nearly empty of links or of text. A
-// server-rendered page has both; a shell that JavaScript fills has a root element, a "please enable
-// JavaScript" notice and perhaps a logo link.
+// Decides whether a fetched HTML page is worth a headless render. A render costs about half a
+// CPU-second of Chromium per page (a fresh context and renderer process each time, measured on
+// render.bench.ts) against milliseconds of parsing, so in `auto` mode only pages that look like an
+// application shell pay for it: the page has scripts (without them, rendering cannot add a link) and
+// the static HTML is nearly empty of links or of text. A server-rendered page has both; a shell that
+// JavaScript fills has a root element, a "please enable JavaScript" notice and perhaps a logo link.
 export type RenderMode = 'never' | 'auto' | 'always';
 
 export interface PageAnalysis {
