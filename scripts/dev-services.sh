@@ -138,10 +138,10 @@ ensure_packages() {
   ensure_python_tools
 }
 
-# Independent readers for the tests: Python's warcio checks the WARC files our warcio.js writes, and
-# prometheus_client parses our /metrics. Debian's python3, not whatever python3 comes first on PATH,
+# Independent readers for the tests: Python's warcio checks the WARC files our warcio.js writes,
+# prometheus_client parses our /metrics, PyYAML reads the Grafana provisioning files. Debian's python3, not whatever python3 comes first on PATH,
 # so the venv does not break when a pyenv or a newer Python moves. Reinstalled when the list changes.
-PYTHON_TOOLS="warcio==1.8.1 prometheus-client==0.26.0"
+PYTHON_TOOLS="warcio==1.8.1 prometheus-client==0.26.0 PyYAML==6.0.3"
 ensure_python_tools() {
   local venv="$SVC/venv"
   [[ -x $venv/bin/python && -f $venv/.stamp && $(<"$venv/.stamp") == "$PYTHON_TOOLS" ]] && return 0
