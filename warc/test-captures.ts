@@ -1,6 +1,6 @@
 // Deterministic captures for the warc/ tests: each source offset always yields the same capture, so
 // a test can tell from a file alone whether offset N was written, and written right.
-import { createHash } from 'node:crypto';
+import { createCipheriv, createHash } from 'node:crypto';
 import type { WarcCapture } from './capture.js';
 
 export const BASE_TIME = Date.UTC(2024, 0, 2, 3, 4, 5, 678);
@@ -10,15 +10,11 @@ export function hasCapture(offset: number): boolean {
   return offset % 5 !== 4;
 }
 
-/** Bytes that do not compress, so some captures are large on disk too. */
+/** Bytes that do not compress (AES-CTR keystream of the seed), so some captures are large on disk too. */
 export function noise(seed: number, length: number): Buffer {
-  const out = Buffer.alloc(length);
-  let block = Buffer.alloc(0);
-  for (let i = 0, n = 0; i < length; i++) {
-    if (i % 32 === 0) block = createHash('sha256').update(`${seed}:${n++}`).digest();
-    out[i] = block[i % 32];
-  }
-  return out;
+  const key = createHash('sha256').update(`noise:${seed}`).digest().subarray(0, 16);
+  const cipher = createCipheriv('aes-128-ctr', key, Buffer.alloc(16));
+  return Buffer.concat([cipher.update(Buffer.alloc(length)), cipher.final()]);
 }
 
 export function bodyFor(offset: number): Buffer {
