@@ -103,22 +103,32 @@ function oneLine(text: string, what: string, max = 8192): string {
 
 /**
  * A header list safe to serialize: a line break inside a value would start a forged header, so
- * control characters become spaces, and characters a header name may not hold become '_'.
+ * control characters become spaces, and characters a header name may not hold become '_'. Two quirks
+ * of warcio.js's header map are avoided too: it splits values at ',,,' and throws on a repeated name
+ * beginning with 'WARC-', so runs of commas get spaces and such repeats are joined into one line.
  * Returns how many lines were changed so the caller can count them.
  */
 export function cleanHeaders(lines: HeaderLine[], what: string): { headers: HeaderLine[]; changed: number } {
   if (!Array.isArray(lines)) throw new CaptureError(`${what} must be an array of [name, value] pairs`);
   let changed = 0;
   const headers: HeaderLine[] = [];
+  const warcNamed = new Map<string, HeaderLine>();
   for (const line of lines) {
     if (!Array.isArray(line) || line.length !== 2) throw new CaptureError(`${what} holds an entry that is not a [name, value] pair`);
     const name = String(line[0]).trim();
     const value = String(line[1]);
     const cleanName = TOKEN.test(name) ? name : name.replace(/[^!#$%&'*+.^_`|~0-9A-Za-z-]/g, '_') || '_';
-    // eslint-disable-next-line no-control-regex
-    const cleanValue = value.replace(/[\0-\x08\x0a-\x1f\x7f]/g, ' ').trim();
+    const cleanValue = value.replace(/[\0-\x08\x0a-\x1f\x7f]/g, ' ').replace(/,{3,}/g, (m) => m.split('').join(' ')).trim();
     if (cleanName !== name || cleanValue !== value.trim()) changed++;
-    headers.push([cleanName, cleanValue]);
+    const earlier = cleanName.toLowerCase().startsWith('warc-') ? warcNamed.get(cleanName) : undefined;
+    if (earlier) {
+      earlier[1] = `${earlier[1]}, ${cleanValue}`;
+      changed++;
+      continue;
+    }
+    const entry: HeaderLine = [cleanName, cleanValue];
+    if (cleanName.toLowerCase().startsWith('warc-')) warcNamed.set(cleanName, entry);
+    headers.push(entry);
   }
   return { headers, changed };
 }
@@ -133,7 +143,7 @@ export function rewriteResponseHeaders(lines: HeaderLine[], bodyLength: number):
   return out;
 }
 
-/** Validates a capture and returns the parts the record builder needs; throws CaptureError when unusable. */
+/** Throws a CaptureError naming the first field that makes the capture unwritable. */
 export function checkCapture(c: WarcCapture): void {
   if (!c || typeof c !== 'object') throw new CaptureError('capture must be an object');
   oneLine(c.targetUri, 'targetUri');

@@ -208,15 +208,23 @@ describe('WarcWriter', () => {
     ];
     for (const [what, c] of bad) await assert.rejects(w.write(c, 1), CaptureError, what);
     assert.equal(w.lastSourceOffset, -1);
-    const forged = { ...good, response: { ...good.response, headers: [['X-Evil', 'a\r\nX-Injected: 1'], ['Bad Name', 'v']] as [string, string][] } };
+    const forged = {
+      ...good,
+      response: {
+        ...good.response,
+        headers: [['X-Evil', 'a\r\nX-Injected: 1'], ['Bad Name', 'v'], ['WARC-Dup', '1'], ['WARC-Dup', '2'], ['X-Commas', 'a,,,X-Split: 1']] as [string, string][],
+      },
+    };
     assert.equal((await w.write(forged, 1)).written, true);
-    assert.equal(w.stats.headersCleaned, 2);
+    assert.equal(w.stats.headersCleaned, 4);
     await w.close();
     const records = await listRecords(py(), warcFiles(dir));
     const resp = byType(records, 'response')[0];
     const names = resp.http!.headers.map(([k]) => k);
-    assert.ok(!names.includes('X-Injected'), `no header forged through a line break: ${names}`);
+    assert.ok(!names.includes('X-Injected') && !names.includes('X-Split'), `no header forged: ${names}`);
     assert.ok(names.includes('Bad_Name'));
+    assert.deepEqual(resp.http!.headers.filter(([k]) => k === 'WARC-Dup'), [['WARC-Dup', '1, 2']]);
+    assert.deepEqual(resp.http!.headers.filter(([k]) => k === 'X-Commas'), [['X-Commas', 'a, , ,X-Split: 1']], 'one line, not split at ",,,"');
   });
 
   it('should keep writers of different ids apart in one directory and refuse an id holding another partition', async () => {
