@@ -5,13 +5,14 @@
 #   ClickHouse server from Debian's package (18.16.1 on bookworm; scripts/services/clickhouse)
 # Everything they write (jars, data, logs, pid files) lives under .services/ (git-ignored).
 #
-# Usage: scripts/dev-services.sh up|down|env|status|clean
+# Usage: scripts/dev-services.sh up|down|env|status|clean|tools
 #        scripts/dev-services.sh start-kafka|stop-kafka|restart-kafka
 #        scripts/dev-services.sh start-registry|stop-registry|restart-registry
 #        scripts/dev-services.sh start-clickhouse|stop-clickhouse|restart-clickhouse
 # Ports (override by environment): KAFKA_PORT=19092 KAFKA_CONTROLLER_PORT=19093
 #   SCHEMA_REGISTRY_PORT=18081 CLICKHOUSE_HTTP_PORT=18123 CLICKHOUSE_TCP_PORT=19000
 # DEV_SERVICES_DIR moves .services elsewhere; DEV_SERVICES_TIMEOUT (s) bounds each startup wait.
+# `tools` only installs the test tools (promtool, the Python venv at .services/venv); `up` does too.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -113,6 +114,8 @@ ensure_packages() {
   command -v clickhouse-client >/dev/null || missing+=(clickhouse-client)
   command -v chromium >/dev/null || missing+=(chromium)        # needed by the rendering tests
   command -v docker-compose >/dev/null || missing+=(docker-compose) # validates docker-compose.yml
+  command -v promtool >/dev/null || missing+=(prometheus)          # promtool checks deploy/prometheus rules
+  /usr/bin/python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
   if ((${#missing[@]})); then
     say "packages: apt-get install ${missing[*]}"
     # clickhouse-server's postinst runs `invoke-rc.d clickhouse-server start`, which fails without an
@@ -132,6 +135,24 @@ ensure_packages() {
   local v
   v=$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1)
   [[ ${v:-0} -ge 17 ]] || die "Java 17 or newer is needed (found '${v:-none}')"
+  ensure_python_tools
+}
+
+# Independent readers for the tests: Python's warcio checks the WARC files our warcio.js writes,
+# prometheus_client parses our /metrics, PyYAML reads the Grafana provisioning files. Debian's python3, not whatever python3 comes first on PATH,
+# so the venv does not break when a pyenv or a newer Python moves. Reinstalled when the list changes.
+PYTHON_TOOLS="warcio==1.8.1 prometheus-client==0.26.0 PyYAML==6.0.3"
+ensure_python_tools() {
+  local venv="$SVC/venv"
+  [[ -x $venv/bin/python && -f $venv/.stamp && $(<"$venv/.stamp") == "$PYTHON_TOOLS" ]] && return 0
+  say "python tools: creating $venv with $PYTHON_TOOLS"
+  rm -rf "$venv"
+  /usr/bin/python3 -m venv "$venv" >"$SVC/logs/venv.log" 2>&1 &&
+    "$venv/bin/pip" install -q --disable-pip-version-check $PYTHON_TOOLS >>"$SVC/logs/venv.log" 2>&1 || {
+    say "python tools: install failed; last lines of $SVC/logs/venv.log:"; tail -n 30 "$SVC/logs/venv.log" >&2
+    rm -rf "$venv"; exit 1
+  }
+  echo "$PYTHON_TOOLS" >"$venv/.stamp"
 }
 
 clickhouse_bin() { command -v clickhouse-server 2>/dev/null || echo /usr/sbin/clickhouse-server; }
@@ -324,6 +345,7 @@ cmd_down() {
 main() {
   case "${1:-}" in
     up) lock; cmd_up ;;
+    tools) lock; ensure_packages ;;
     down) lock; cmd_down ;;
     env) print_env ;;
     status)
