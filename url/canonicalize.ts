@@ -36,16 +36,21 @@ function stripPathSessions(path: string): string {
   const kept: string[] = [];
   for (let i = 0; i < segments.length; i++) {
     let seg = segments[i];
-    if (i > 0 && ASPNET_SESSION_SEGMENT.test(seg)) continue;
+    // A "." or ".." segment with parameters is not a dot segment to the URL parser; without them it
+    // would be, and the next canonicalization would resolve it: such a segment keeps its parameters.
     if (seg.indexOf(';') >= 0) {
       const parts = seg.split(';');
-      seg = parts[0];
+      let kept = parts[0];
       for (let j = 1; j < parts.length; j++) {
         const eq = parts[j].indexOf('=');
         const name = eq < 0 ? parts[j] : parts[j].slice(0, eq);
-        if (!isSessionParam(name.toLowerCase())) seg += ';' + parts[j];
+        if (!isSessionParam(name.toLowerCase())) kept += ';' + parts[j];
       }
+      if (kept !== '.' && kept !== '..') seg = kept;
     }
+    // Tested after the path parameters are gone: "(S(x));jsessionid=1" must not become a segment that
+    // only the next canonicalization would drop.
+    if (i > 0 && ASPNET_SESSION_SEGMENT.test(seg)) continue;
     kept.push(seg);
   }
   const joined = kept.join('/');

@@ -2,8 +2,11 @@
 // synchronous on the hot path; a record written under a schema id this process has not seen yet
 // raises UnknownSchemaIdError, and the runtime loads that id from the registry before retrying.
 import avro from 'avsc';
+import { forSchemaBounded, RecordDecodingError } from './bounded-collections.js';
 import type { SchemaRegistry } from './schema-registry.js';
 import { bodyOf, encodeWire, schemaIdOf } from './wire-format.js';
+
+export { RecordDecodingError } from './bounded-collections.js';
 
 export class UnknownSchemaIdError extends Error {
   constructor(readonly schemaId: number) {
@@ -30,7 +33,7 @@ export class TopicCodecs {
   /** Registers the topic's value schema under `<topic>-value` (BACKWARD compatibility enforced). */
   async addTopic(topic: string, schema: avro.Schema, subjectTopic = topic): Promise<void> {
     const id = await this.registry.register(`${subjectTopic}-value`, schema);
-    const reader = avro.Type.forSchema(schema);
+    const reader = forSchemaBounded(schema);
     this.writers.set(id, reader);
     this.topics.set(topic, { readerId: id, reader, resolvers: new Map([[id, reader]]) });
   }
@@ -50,6 +53,10 @@ export class TopicCodecs {
     return encodeWire(codec.readerId, body);
   }
 
+  /**
+   * @throws WireFormatError (not a Confluent-framed record), UnknownSchemaIdError (load the id and retry),
+   *   RecordDecodingError (the body does not decode under its schema, whatever the bytes).
+   */
   decode<V>(topic: string, bytes: Buffer): V {
     const codec = this.codec(topic);
     const id = schemaIdOf(bytes);
@@ -60,12 +67,17 @@ export class TopicCodecs {
       resolver = codec.reader.createResolver(writer);
       codec.resolvers.set(id, resolver);
     }
-    if (resolver === codec.reader) return codec.reader.fromBuffer(bodyOf(bytes)) as V;
-    return codec.reader.fromBuffer(bodyOf(bytes), resolver as Resolver) as V;
+    try {
+      if (resolver === codec.reader) return codec.reader.fromBuffer(bodyOf(bytes)) as V;
+      return codec.reader.fromBuffer(bodyOf(bytes), resolver as Resolver) as V;
+    } catch (err) {
+      throw new RecordDecodingError(`cannot decode a record of topic ${topic} (schema id ${id}, ${bytes.length} bytes) ` +
+        `as ${codec.reader.name}: ${(err as Error)?.message ?? err}`);
+    }
   }
 
   async loadSchemaId(id: number): Promise<void> {
-    if (!this.writers.has(id)) this.writers.set(id, avro.Type.forSchema(await this.registry.schemaById(id)));
+    if (!this.writers.has(id)) this.writers.set(id, forSchemaBounded(await this.registry.schemaById(id)));
   }
 
   schemaIdFor(topic: string): number {
