@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { MemoryLevel } from 'memory-level';
-import { LocalSchemaRegistry } from './local-schema-registry.js';
+import { LocalSchemaRegistry } from '../engine/avro/local-schema-registry.js';
 import { SCHEMA_FILES, loadSchema, type SchemaName } from './schema-files.js';
-import { RecordDecodingError, TopicCodecs, UnknownSchemaIdError } from './topic-codecs.js';
-import { WireFormatError } from './wire-format.js';
-import type { DiscoveredUrl, FetchResult, ParsedPage } from './records.js';
+import { RecordDecodingError, TopicCodecs, UnknownSchemaIdError } from '../engine/avro/topic-codecs.js';
+import { WireFormatError } from '../engine/avro/wire-format.js';
+import { NO_HINTS, PLAIN_RESULT, type DiscoveredUrl, type FetchResult, type ParsedPage } from './records.js';
 
 async function codecs(): Promise<TopicCodecs> {
   const db = new MemoryLevel<string, string>({ keyEncoding: 'utf8', valueEncoding: 'utf8' });
@@ -21,13 +21,13 @@ async function codecs(): Promise<TopicCodecs> {
 
 const AT = Date.UTC(2026, 0, 1);
 const SAMPLES: Partial<Record<SchemaName, object>> = {
-  'discovered-url': { url: 'http://a.test/', source_url: '', depth: 0, anchor: '', via: 'seed', redirect_hops: 0, discovered_at: AT } satisfies DiscoveredUrl,
+  'discovered-url': { url: 'http://a.test/', source_url: '', depth: 0, anchor: '', via: 'seed', redirect_hops: 0, discovered_at: AT, ...NO_HINTS } satisfies DiscoveredUrl,
   'fetch-result': {
     fetch_id: 'a.test#1', url: 'http://a.test/', host: 'a.test', kind: 'page', depth: 1, attempt: 1, via: 'link', source_url: '',
     redirect_hops: 1, status: 200, error: '', final_url: 'http://a.test/', redirect_chain: ['http://a.test/old', 'http://a.test/older'],
     headers: { 'content-type': 'text/html', server: 'x' }, started_at: AT, elapsed_ms: 12, ttfb_ms: 3, bytes: 5, wire_bytes: 5,
     content_type: 'text/html', charset: '', truncated: false, retry_after_ms: 0, conditional: false, remote_address: '127.0.0.1',
-    body_encoding: 'identity', body: Buffer.from('hello'),
+    body_encoding: 'identity', body: Buffer.from('hello'), ...PLAIN_RESULT,
   } satisfies FetchResult,
   'parsed-page': {
     fetch_id: 'a.test#1', url: 'http://a.test/', host: 'a.test', depth: 1, status: 200, final_url: 'http://a.test/', fetched_at: AT,
@@ -68,8 +68,8 @@ function decodesOrExplains(c: TopicCodecs, topic: string, bytes: Buffer): void {
  */
 function decodeIsolated(topic: SchemaName, bytes: Buffer): Promise<string> {
   const modules = {
-    codecs: new URL('./topic-codecs.js', import.meta.url).href,
-    registry: new URL('./local-schema-registry.js', import.meta.url).href,
+    codecs: new URL('../engine/avro/topic-codecs.js', import.meta.url).href,
+    registry: new URL('../engine/avro/local-schema-registry.js', import.meta.url).href,
     files: new URL('./schema-files.js', import.meta.url).href,
     level: import.meta.resolve('memory-level'),
   };
