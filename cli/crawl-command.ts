@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { runEmbeddedCrawl } from '../crawl/embedded-crawl.js';
 import { NetworkPolicy } from '../fetching/network-policy.js';
-import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, intOption, LIMITS, listOption, parse, UsageError } from './options.js';
+import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, durationOption, intOption, LIMITS, listOption, parse, TIMER_MAX_MS, UsageError } from './options.js';
 import { formatProgress, formatSummary, stderrLogger } from './progress.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
 
@@ -19,6 +19,7 @@ export async function run(argv: string[]): Promise<number> {
     partitions: { type: 'string' },
     'clickhouse-url': { type: 'string' },
     quiet: { type: 'boolean' },
+    'run-for': { type: 'string' },
     ...MODULE_FLAGS,
   });
   const modules = await loadModules(values);
@@ -37,7 +38,8 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const config = crawlConfigFrom(values, { allowNetworks });
+  const config = crawlConfigFrom(values, { allowNetworks }, seeds);
+  const runFor = durationOption(values, 'run-for', LIMITS.runForMs);
   const dataDir = resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR);
   const log = stderrLogger();
   warnAboutRefusedSeeds(seeds, policy, log.warn);
@@ -55,6 +57,11 @@ export async function run(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // --run-for stops the crawl as Ctrl-C does: everything committed, resumable, exit 0.
+  const stopTimer = runFor === undefined ? undefined : setTimeout(() => {
+    log.info(`stopping after --run-for ${values['run-for']}: fetches in flight finish and everything is committed`);
+    abort.abort();
+  }, Math.min(runFor, TIMER_MAX_MS));
   const quiet = values.quiet === true;
   let last = { at: performance.now(), pages: 0 };
   try {
@@ -77,6 +84,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(formatSummary(summary, dataDir) + '\n');
     return 0;
   } finally {
+    clearTimeout(stopTimer);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }

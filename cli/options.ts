@@ -3,6 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { defaultCrawlConfig, productTokenOf, type CrawlConfig } from '../crawl/config.js';
 import { VIRTUAL_BUCKETS } from '../engine/partitioning.js';
 import { DurationError, formatDuration, parseDuration } from './duration.js';
+import { compileScope, SCOPE_MODES, type ScopeConfig, type ScopeMode } from '../scope/scope.js';
 
 export { parseDuration, formatDuration } from './duration.js';
 
@@ -36,6 +37,11 @@ export const LIMITS = {
   waitTimeoutMs: { min: 1_000, max: 7 * DAY_MS },
   /** replay --since DUR: how far back. */
   sinceMs: { min: 1, max: 3_650 * DAY_MS },
+  /** --recrawl-min-interval / --recrawl-max-interval: due times are checked by timers of their own, not one setTimeout. */
+  recrawlIntervalMs: { min: 100, max: 3_650 * DAY_MS },
+  /** Nutch's fetcher.max.crawl.delay defaults to 30 s; a day between two requests is no crawl at all. */
+  maxCrawlDelayMs: { min: 0, max: DAY_MS },
+  runForMs: { min: 1, max: 3_650 * DAY_MS },
 } as const satisfies Record<string, Bounds>;
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -47,6 +53,14 @@ export const CRAWL_LEVEL_FLAGS: OptionSpec = {
   'max-pages-per-host': { type: 'string' },
   'default-delay-ms': { type: 'string' },
   'fetch-timeout-ms': { type: 'string' },
+  'max-crawl-delay': { type: 'string' },
+  recrawl: { type: 'boolean' },
+  'recrawl-min-interval': { type: 'string' },
+  'recrawl-max-interval': { type: 'string' },
+  'no-sitemaps': { type: 'boolean' },
+  scope: { type: 'string' },
+  include: { type: 'string', multiple: true },
+  exclude: { type: 'string', multiple: true },
 };
 
 export function parse(argv: string[], options: OptionSpec): { values: Record<string, unknown>; positionals: string[] } {
@@ -99,8 +113,8 @@ export function durationOption(
   return ms;
 }
 
-/** Crawl-level options from flags, on top of defaults (or of a stored config). */
-export function crawlConfigFrom(values: Record<string, unknown>, base: Partial<CrawlConfig> = {}): CrawlConfig {
+/** Crawl-level options from flags, on top of defaults (or of a stored config); `seeds` anchor --scope. */
+export function crawlConfigFrom(values: Record<string, unknown>, base: Partial<CrawlConfig> = {}, seeds: string[] = []): CrawlConfig {
   const overrides: Partial<CrawlConfig> = { ...base };
   const ua = values['user-agent'] as string | undefined;
   if (ua !== undefined) {
@@ -117,7 +131,20 @@ export function crawlConfigFrom(values: Record<string, unknown>, base: Partial<C
   set('max-pages-per-host', 'maxPagesPerHost', LIMITS.maxPagesPerHost);
   set('default-delay-ms', 'defaultDelayMs', LIMITS.defaultDelayMs);
   set('fetch-timeout-ms', 'fetchTimeoutMs', LIMITS.fetchTimeoutMs);
+  const duration = (flag: string, key: keyof CrawlConfig, bounds: Bounds) => {
+    const ms = durationOption(values, flag, bounds);
+    if (ms !== undefined) (overrides as Record<string, unknown>)[key] = ms;
+  };
+  duration('max-crawl-delay', 'maxCrawlDelayMs', LIMITS.maxCrawlDelayMs);
+  duration('recrawl-min-interval', 'recrawlMinIntervalMs', LIMITS.recrawlIntervalMs);
+  duration('recrawl-max-interval', 'recrawlMaxIntervalMs', LIMITS.recrawlIntervalMs);
+  if (values.recrawl === true) overrides.recrawl = true;
+  if (values['no-sitemaps'] === true) overrides.sitemaps = false;
+  overrides.scope = scopeFrom(values, base.scope, seeds);
   const config = defaultCrawlConfig(overrides);
+  if (config.recrawlMinIntervalMs > config.recrawlMaxIntervalMs) {
+    throw new UsageError(`--recrawl-min-interval (${formatDuration(config.recrawlMinIntervalMs)}) is above --recrawl-max-interval (${formatDuration(config.recrawlMaxIntervalMs)})`);
+  }
   // Connect and header timeouts never exceed the total one.
   config.connectTimeoutMs = Math.min(config.connectTimeoutMs, config.fetchTimeoutMs);
   config.headersTimeoutMs = Math.min(config.headersTimeoutMs, config.fetchTimeoutMs);
@@ -128,4 +155,22 @@ export function listOption(values: Record<string, unknown>, name: string): strin
   const v = values[name];
   if (v === undefined) return [];
   return (Array.isArray(v) ? v : [v]).flatMap((s: string) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+}
+
+/** --scope any|domain|host, --include, --exclude: the seeds of every `seed` of a crawl anchor the scope. */
+function scopeFrom(values: Record<string, unknown>, base: ScopeConfig | undefined, seeds: string[]): ScopeConfig {
+  const mode = (values.scope as string | undefined) ?? base?.mode ?? 'any';
+  if (!(SCOPE_MODES as readonly string[]).includes(mode)) throw new UsageError(`--scope must be one of ${SCOPE_MODES.join(', ')}, got "${mode}"`);
+  const pick = (flag: string, old: string[] | undefined) => (values[flag] === undefined ? old ?? [] : (values[flag] as string[]));
+  const config: ScopeConfig = {
+    mode: mode as ScopeMode,
+    seeds: [...new Set([...(base?.seeds ?? []), ...seeds])],
+    include: pick('include', base?.include),
+    exclude: pick('exclude', base?.exclude),
+  };
+  try {
+    return compileScope(config).config;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
 }

@@ -11,8 +11,12 @@ export function stderrLogger(): Logger {
 }
 
 export function formatProgress(s: CrawlStats, pagesPerSecond: number): string {
+  const recrawl = s.recrawls || s.recrawlsDue || s.recrawlsWaiting
+    ? [`${s.pages - s.recrawls} new + ${s.recrawls} recrawled`, `${s.notModified} not modified`, `due ${s.recrawlsDue}`, `waiting ${s.recrawlsWaiting}`]
+    : [];
   return [
     `${s.pages} pages`,
+    ...recrawl,
     `${pagesPerSecond.toFixed(1)} pages/s`,
     `frontier ${s.frontier}`,
     `in flight ${s.inFlight}`,
@@ -26,5 +30,6 @@ export function formatSummary(s: CrawlSummary, dataDir: string): string {
   const rate = s.pages / Math.max(seconds, 0.001);
   const verb = s.stoppedEarly ? 'stopped after' : 'crawled';
   const left = s.frontier ? `, ${s.frontier} URLs left in the frontier` : '';
-  return `${verb} ${s.pages} pages (${s.errors} errors, ${s.robotsRequests} robots.txt, ${s.duplicates} duplicates) in ${seconds.toFixed(1)} s: ${rate.toFixed(1)} pages/s${left}; data in ${dataDir}`;
+  const recrawls = s.recrawls ? `, ${s.recrawls} of them recrawls (${s.notModified} not modified)` : '';
+  return `${verb} ${s.pages} pages${recrawls} (${s.errors} errors, ${s.robotsRequests} robots.txt, ${s.duplicates} duplicates) in ${seconds.toFixed(1)} s: ${rate.toFixed(1)} pages/s${left}; data in ${dataDir}`;
 }

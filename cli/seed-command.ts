@@ -21,7 +21,7 @@ export async function run(argv: string[]): Promise<number> {
     const topology = crawlTopology();
     const codecs = await topologyCodecs(topology, cluster.names, required(values, 'schema-registry'));
     const state = await readClusterState<Partial<CrawlConfig>>(cluster);
-    const config = crawlConfigFrom(values, state?.options ?? {});
+    const config = crawlConfigFrom(values, state?.options ?? {}, positionals);
     const partitions = await partitionCount(cluster, 'discovered-urls');
     await writeClusterState(cluster, { options: crawlLevelOptions(config), control: state?.control ?? { paused: false, generation: 0, partitions } });
     const producer = cluster.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });

@@ -69,7 +69,9 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
     }
     const rt = runtime;
     if (options.onProgress) timer = setInterval(() => options.onProgress!(crawlStats(rt)), options.progressEveryMs ?? 2000);
-    await runtime.whenIdle(options.signal);
+    // A recrawling crawl never drains: it runs until stopped (Ctrl-C, SIGTERM, --run-for).
+    if (options.config.recrawl) await runtime.whenStopped(options.signal);
+    else await runtime.whenIdle(options.signal);
     const stats = crawlStats(runtime);
     return { ...stats, elapsedMs: performance.now() - started, stoppedEarly: options.signal?.aborted ?? false };
   } finally {

@@ -14,6 +14,12 @@ export interface CrawlStats {
   newUrls: number;
   duplicates: number;
   deadLetters: number;
+  /** Page fetches that were recrawls, of all `pages`; answers 304 Not Modified. */
+  recrawls: number;
+  notModified: number;
+  /** Recrawls due now (ready), and waiting for their time. */
+  recrawlsDue: number;
+  recrawlsWaiting: number;
   counters: Record<string, number>;
 }
 
@@ -23,6 +29,8 @@ export function crawlStats(runtime: { tasks: readonly StreamTask<CrawlServices>[
   let inFlight = 0;
   let hostsWaiting = 0;
   let hostsActive = 0;
+  let recrawlsDue = 0;
+  let recrawlsWaiting = 0;
   for (const t of runtime.tasks) {
     for (const [name, v] of t.metrics.totals) {
       const key = `${t.node.name}.${name}`;
@@ -33,6 +41,8 @@ export function crawlStats(runtime: { tasks: readonly StreamTask<CrawlServices>[
       inFlight += t.metrics.gauges.get('in-flight') ?? 0;
       hostsWaiting += t.metrics.gauges.get('hosts.waiting') ?? 0;
       hostsActive += t.metrics.gauges.get('hosts.active') ?? 0;
+      recrawlsDue += t.metrics.gauges.get('recrawl.due') ?? 0;
+      recrawlsWaiting += t.metrics.gauges.get('recrawl.waiting') ?? 0;
     }
   }
   let errors = 0;
@@ -45,6 +55,9 @@ export function crawlStats(runtime: { tasks: readonly StreamTask<CrawlServices>[
     frontier, inFlight, hostsWaiting, hostsActive,
     newUrls: counters['dedup.new-urls'] ?? 0,
     duplicates: (counters['near-dup.duplicates.exact'] ?? 0) + (counters['near-dup.duplicates.near'] ?? 0),
+    recrawls: counters['schedule.recrawls'] ?? 0,
+    notModified: counters['fetch.not-modified'] ?? 0,
+    recrawlsDue, recrawlsWaiting,
     deadLetters: Object.entries(counters).filter(([k]) => k.endsWith('.dead-letters')).reduce((n, [, v]) => n + v, 0),
     counters,
   };

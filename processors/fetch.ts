@@ -41,8 +41,9 @@ class Fetch implements Processor<In, Out> {
       if (request.kind === 'sitemap') {
         const { outcome, summary, found } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now);
         if (abort.signal.aborted) return; // abandoned: the task's new owner fetches it again
-        const problem = sitemapProblem(summary);
-        if (problem && outcome.status >= 200 && outcome.status < 300) ctx.log.warn(`${request.url}: ${problem}`);
+        // Only a successful answer is read as a sitemap: a 404 page is no sitemap, not a broken one.
+        const problem = outcome.status >= 200 && outcome.status < 300 ? sitemapProblem(summary) : '';
+        if (problem) ctx.log.warn(`${request.url}: ${problem}`);
         ctx.metrics.count('sitemap-urls', found.length);
         // Each listed URL travels keyed by its host: the sitemap's own (the parser refused others).
         for (const u of found) ctx.forward('discovered-urls', request.host, u);

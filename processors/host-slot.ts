@@ -48,7 +48,8 @@ export function finished(slot: HostSlot, r: FetchResult, now: number, delayMs: n
   let failures = slot.failures;
   const errorKind = r.error.split(':', 1)[0];
   const throttled = r.status === 429 || (r.status === 503 && r.retry_after_ms > 0);
-  const failed = !throttled && (r.status >= 500 || (r.status === 0 && RETRYABLE_ERRORS.has(errorKind)));
+  // A body cut short (a reset, a timeout mid-body) is worth another try like no answer at all.
+  const failed = !throttled && (r.status >= 500 || ((r.status === 0 || errorKind === 'body-incomplete' || errorKind === 'timeout') && RETRYABLE_ERRORS.has(errorKind)));
   if (throttled) {
     nextFetchAt = Math.max(nextFetchAt, now + Math.min(r.retry_after_ms || delayMs, MAX_RETRY_AFTER_MS));
   } else if (failed) {

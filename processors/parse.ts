@@ -9,7 +9,6 @@ import { analyzeBody, type BodyAnalysis, type BodyInput } from '../parsing/analy
 import type { ParserModule } from '../parsing/parser-module.js';
 import type { ParsePool } from '../parsing/parse-pool.js';
 import { hostKey } from '../url/canonicalize.js';
-import { RecentSet } from './recent-set.js';
 
 export const PARSER_VERSION = 'parse/1';
 /**
@@ -43,12 +42,6 @@ type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
 export class Parse implements Processor<In, Out> {
-  /**
-   * Links this task forwarded recently. Skipping a repeat is safe: the first copy is committed
-   * before (or with) anything that could be lost, and dedup would drop the repeat anyway.
-   */
-  private readonly recent = new RecentSet(50_000);
-
   constructor(private readonly options: ParseOptions) {}
 
   async process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
@@ -98,7 +91,6 @@ export class Parse implements Processor<In, Out> {
 
   private discover(ctx: ProcessorContext<Out>, url: string, from: FetchResult, depth: number, anchor: string,
     via: DiscoveredUrl['via'], hops: number, now: number): void {
-    if (via === 'link' && !this.recent.addIfAbsent(url)) return;
     const host = linkHost(url);
     if (!host) {
       ctx.metrics.count('links.unroutable');

@@ -275,3 +275,46 @@ describe('schedule', () => {
     await d.close();
   });
 });
+
+describe('schedule: priority, recrawl, sitemaps', () => {
+  const req = (d: CrawlTestDriver) => d.readOutput('scheduled');
+  /** Runs the host until nothing more is released: each request completes at once (`answer` shapes it). */
+  async function drain(d: CrawlTestDriver, answer: (r: FetchRequest) => Partial<FetchResult> = () => ({}), rounds = 400): Promise<FetchRequest[]> {
+    const released: FetchRequest[] = [];
+    for (let i = 0; i < rounds; i++) {
+      await d.advanceTime(100);
+      for (const r of req(d)) {
+        released.push(r.value);
+        await d.pipe('fetched', HOST, done(r.value, d, answer(r.value)));
+      }
+    }
+    return released;
+  }
+
+  it('should spend a host\'s page budget on its most linked pages: hubs before the leaves that link to them', async () => {
+    const d = await driver({ maxPagesPerHost: 12, defaultDelayMs: 0 });
+    await d.pipe('deduped', HOST, url('/', 0));
+    for (let i = 1; i <= 60; i++) await d.pipe('deduped', HOST, url(`/leaf/${i}`, 1));
+    await readyHost(d);
+    const released: string[] = [];
+    for (let round = 0; round < 50 && released.length < 12; round++) {
+      await d.advanceTime(1);
+      for (const r of req(d)) {
+        const path = new URL(r.value.url).pathname;
+        released.push(path);
+        await d.pipe('fetched', HOST, done(r.value, d));
+        // Each leaf fetched links to the five hubs; dedup reports a hub's in-links at 1, 2, 4, 8, …
+        if (path.startsWith('/leaf/')) {
+          const n = Number(path.slice(6));
+          for (let h = 1; h <= 5; h++) {
+            if ((n & (n - 1)) === 0) await d.pipe('deduped', HOST, { ...url(`/hub/${h}`, 2), inlinks: n });
+          }
+        }
+      }
+    }
+    assert.equal(released.length, 12, released.join(' '));
+    const hubs = released.filter((p) => p.startsWith('/hub/'));
+    assert.equal(hubs.length, 5, `every hub within a budget of 12 pages, out of 66: ${released.join(' ')}`);
+    await d.close();
+  });
+});

@@ -21,8 +21,10 @@ export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, 
   const parser = new SitemapParser({
     sitemapUrl: request.url,
     host: request.host,
-    // The crawler only fetches sitemaps robots.txt names, /sitemap.xml at the root, and an index's children.
-    fromRobots: request.sitemap_depth <= 1,
+    // The crawler fetches only sitemaps robots.txt names, /sitemap.xml at the root, and the children
+    // of those: all of them speak for the whole host (sitemaps.org: naming a sitemap in robots.txt shows
+    // authority over the host), so a child's directory does not bound what it may list.
+    fromRobots: true,
     depth: request.sitemap_depth,
     onUrl: (e) => found.push({
       ...base, url: e.loc, via: 'sitemap', discovered_at: now(),

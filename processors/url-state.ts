@@ -83,14 +83,17 @@ export const urlsStore = defineStore<UrlKey, UrlState>({
  * sitemap's <priority> adds up to two steps; sitemaps themselves go first. Depth breaks ties in the
  * queue key, then arrival.
  */
-export function rankOf(u: Pick<UrlState, 'inlinks' | 'priority_hint' | 'sitemap_depth'>): number {
+export function rankOf(u: Pick<UrlState, 'inlinks' | 'priority_hint' | 'sitemap_depth' | 'fetches'>): number {
   if (u.sitemap_depth > 0) return 255;
   const links = Math.log2(Math.max(1, u.inlinks));
   const hint = u.priority_hint >= 0 ? 2 * Math.min(1, u.priority_hint) : 1;
-  return Math.max(0, Math.min(254, Math.round(16 * (links + hint))));
+  // A page never fetched is worth half an in-link doubling more than re-checking one as important:
+  // without it, a host busy with due recrawls would starve its new pages of equal rank.
+  const unseen = u.fetches === 0 ? 0.5 : 0;
+  return Math.max(0, Math.min(254, Math.round(16 * (links + hint + unseen))));
 }
 
 /** The importance a fetch request carries, for analytics: in-link weight plus the sitemap hint. */
-export function priorityOf(u: Pick<UrlState, 'inlinks' | 'priority_hint' | 'sitemap_depth'>): number {
+export function priorityOf(u: Pick<UrlState, 'inlinks' | 'priority_hint' | 'sitemap_depth' | 'fetches'>): number {
   return rankOf(u) / 16;
 }

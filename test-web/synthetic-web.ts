@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { buildBenchScenario, DEFAULT_BENCH } from './scenario-bench.js';
 import { buildDemoScenario, DEMO_HOST_NAMES } from './scenario-demo.js';
+import { buildFreshScenario, FRESH_HOST_NAMES, type FreshTruth } from './scenario-fresh.js';
 import { type BuiltScenario, buildTestScenario, type HostHandler, TEST_HOST_NAMES } from './scenario-test.js';
 import type { ScenarioName, SyntheticWeb, SyntheticWebOptions, WebRequest } from './types.js';
 
@@ -29,6 +30,7 @@ export const DEFAULT_FIRST_ADDRESS: Record<ScenarioName, string> = {
   test: '127.10.0.1',
   bench: '127.20.0.1',
   demo: '127.30.0.1',
+  fresh: '127.40.0.1',
 };
 
 const BIND_ATTEMPTS = 20;
@@ -116,8 +118,9 @@ function record(entry: WebRequest, req: IncomingMessage, res: ServerResponse): v
   socket.once('close', done);
 }
 
-function build(options: SyntheticWebOptions, addresses: string[], port: number): BuiltScenario {
+function build(options: SyntheticWebOptions, addresses: string[], port: number): BuiltScenario & { fresh?: FreshTruth } {
   if (options.scenario === 'test') return buildTestScenario(addresses, port);
+  if (options.scenario === 'fresh') return buildFreshScenario(addresses, port);
   if (options.scenario === 'demo') return buildDemoScenario(addresses, port);
   return buildBenchScenario(addresses, port, { ...DEFAULT_BENCH, ...options.bench });
 }
@@ -125,6 +128,7 @@ function build(options: SyntheticWebOptions, addresses: string[], port: number):
 function hostCount(options: SyntheticWebOptions): number {
   if (options.scenario === 'test') return TEST_HOST_NAMES.length;
   if (options.scenario === 'demo') return DEMO_HOST_NAMES.length;
+  if (options.scenario === 'fresh') return FRESH_HOST_NAMES.length;
   if (options.scenario === 'bench') return options.bench?.hosts ?? DEFAULT_BENCH.hosts;
   throw new Error(`unknown scenario ${String(options.scenario)}`);
 }
@@ -147,6 +151,7 @@ export async function startSyntheticWeb(options: SyntheticWebOptions): Promise<S
         startedAt: now(),
         endedAt: Infinity,
         status: 0,
+        conditional: req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined,
       };
       if (keepLog) requests.push(entry);
       record(entry, req, res);
@@ -192,6 +197,7 @@ export async function startSyntheticWeb(options: SyntheticWebOptions): Promise<S
     },
     requests,
     expected: built.expected,
+    fresh: built.fresh,
     endpoints: built.endpoints,
     resetLog(): void {
       requests.length = 0;

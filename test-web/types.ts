@@ -15,6 +15,8 @@ export interface WebRequest {
   status: number;
   /** Retry-After the response carried (delta-seconds form), in ms. */
   retryAfterMs?: number;
+  /** The request carried If-None-Match or If-Modified-Since. */
+  conditional?: boolean;
 }
 
 export interface HostInfo {
@@ -70,11 +72,13 @@ export interface SyntheticWeb {
   /** Named endpoints for direct probing in tests (e.g. endpoints.hang, endpoints.gzipBomb). */
   endpoints: Record<string, string>;
   resetLog(): void;
+  /** The 'fresh' scenario's ground truth (stories' times, sitemap listings, hubs). */
+  fresh?: import('./scenario-fresh.js').FreshTruth;
   /** Stops listening and destroys every socket, hanging and trickling ones included. */
   close(): Promise<void>;
 }
 
-export type ScenarioName = 'test' | 'bench' | 'demo';
+export type ScenarioName = 'test' | 'bench' | 'demo' | 'fresh';
 
 export interface BenchOptions {
   hosts: number;

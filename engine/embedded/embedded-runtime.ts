@@ -148,6 +148,14 @@ export class EmbeddedRuntime<S = unknown> {
     }
   }
 
+  /** Resolves once `signal` aborts (for applications that never drain); rejects on a fatal error. */
+  async whenStopped(signal?: AbortSignal): Promise<void> {
+    while (!signal?.aborted) {
+      if (this.fatal) throw this.fatal;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
   isIdle(): boolean {
     if (this.committing || this.commitAgain || this.pendingProduce.length) return false;
     for (const t of this.tasks) {
