@@ -121,13 +121,13 @@ test('should never throw on garbage bodies and still read the rules it can', () 
   assert.equal(htmlPolicy.isAllowed('http://site.example/'), true);
 });
 
-test('should parse a 1 MB single-line body and answer quickly', () => {
-  const body = 'User-agent: *\nDisallow: /' + '*a'.repeat(512 * 1024);
-  const started = Date.now();
-  const policy = parseRobotsTxt(body, CASE_ROBOTS_URL, 'crawlstream');
-  const allowed = policy.isAllowed('http://site.example/' + 'b'.repeat(2000));
-  assert.equal(allowed, true);
-  assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+// How much work one decision may take is bounded by counting in rule-matcher.test.ts, not timed here.
+test('should parse a 1 MB single-line body and still decide', () => {
+  const cutByFileLimit = parseRobotsTxt('User-agent: *\nDisallow: /' + '*a'.repeat(512 * 1024), CASE_ROBOTS_URL, 'crawlstream');
+  assert.equal(cutByFileLimit.isAllowed('http://site.example/' + 'ab'.repeat(10_000)), true); // the line crosses 500 KiB: dropped
+  const cutByLineLimit = parseRobotsTxt('User-agent: *\nDisallow: /' + '*a'.repeat(200 * 1024), CASE_ROBOTS_URL, 'crawlstream');
+  assert.equal(cutByLineLimit.isAllowed('http://site.example/' + 'b'.repeat(2000)), true);
+  assert.equal(cutByLineLimit.isAllowed('http://site.example/' + 'ab'.repeat(10_000)), false); // its first 16 KiB still apply
 });
 
 test('should drop the line that the 500 KiB limit cuts in two', () => {
