@@ -131,6 +131,13 @@ test('should examine only the rules whose required literal a path contains, howe
   }
 });
 
+test('should index raw non-ASCII patterns by checking them against every path', () => {
+  const m = new RuleMatcher([d('/café'), a('/caf'), d('/x*é$')], { linearLimit: 0 });
+  assert.equal(m.isAllowed('/café/menu'), false);
+  assert.equal(m.isAllowed('/cafe'), true);
+  assert.equal(m.isAllowed('/x/né'), false);
+});
+
 test('should keep rules no literal can select and still rank them by length', () => {
   const rules = [d('*'), a('**$'), d('/*.x$'), ...Array.from({ length: 40 }, (_, i) => d(`/p${i}/`))];
   const m = new RuleMatcher(rules, { linearLimit: 0 });
