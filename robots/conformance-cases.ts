@@ -16,11 +16,19 @@ export interface ConformanceCase {
   /** Checked only when the property is present (undefined means "no crawl delay"). */
   crawlDelayMs?: number | undefined;
   sitemaps?: string[];
+  /** robots.txt URL the body is parsed with (it resolves relative sitemaps); CASE_ROBOTS_URL when absent. */
+  robotsUrl?: string;
+  /** For a case ported from another suite: repository, file and test name. */
+  source?: string;
+  /** Set when the source test expects otherwise: what we assert instead and why (RFC 9309 section). */
+  divergence?: string;
+  /** Set when the source checks something not observable here (counts, warnings): what the case checks instead. */
+  adapted?: string;
 }
 
-/** Paths in the cases are relative to the robots.txt origin. */
+/** Paths in the cases are relative to the robots.txt origin; anything else ('', '//host/p', URLs) is used as written. */
 export function caseUrl(path: string): string {
-  return path.startsWith('/') ? ORIGIN + path : path;
+  return path.startsWith('/') && !path.startsWith('//') ? ORIGIN + path : path;
 }
 
 const RFC_EXAMPLE = [
@@ -78,10 +86,14 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
     body: 'User-agent: crawlstream\n\n# note\nUser-agent: otherbot\nDisallow: /x\n', disallowed: ['/x'] },
   { name: 'empty group at EOF does not fall back to *', ref: '2.1',
     body: 'User-agent: *\nDisallow: /\n\nUser-agent: crawlstream\n', allowed: ['/', '/x'] },
-  { name: 'empty group ended by a sitemap record does not fall back to *', ref: 'google',
-    body: 'User-agent: crawlstream\nSitemap: http://site.example/s.xml\nUser-agent: *\nDisallow: /\n', allowed: ['/x'] },
-  { name: 'group with only a crawl-delay does not fall back to *', ref: 'google',
-    body: 'User-agent: crawlstream\nCrawl-delay: 3\n\nUser-agent: *\nDisallow: /\n', allowed: ['/x'], crawlDelayMs: 3000 },
+  { name: 'a sitemap record between user-agent lines does not end the group', ref: '2.2.4',
+    body: 'User-agent: crawlstream\nSitemap: http://site.example/s.xml\nUser-agent: *\nDisallow: /\n', disallowed: ['/x'] },
+  { name: 'a crawl-delay record between user-agent lines does not end the group', ref: '2.2.4',
+    body: 'User-agent: crawlstream\nCrawl-delay: 3\n\nUser-agent: *\nDisallow: /\n', disallowed: ['/x'], crawlDelayMs: 3000 },
+  { name: 'a crawl-delay applies to the user-agent lines right before it', ref: 'ext', token: 'otherbot',
+    body: 'User-agent: crawlstream\nCrawl-delay: 3\n\nUser-agent: *\nDisallow: /\n', disallowed: ['/x'], crawlDelayMs: undefined },
+  { name: 'an unknown record between user-agent lines does not end the group', ref: '2.2.4',
+    body: 'User-agent: crawlstream\nHost: site.example\nUser-agent: *\nDisallow: /x\n', disallowed: ['/x'] },
   { name: 'group with an empty Disallow does not fall back to *', ref: '2.2.2',
     body: 'User-agent: crawlstream\nDisallow:\n\nUser-agent: *\nDisallow: /\n', allowed: ['/x'] },
   { name: 'all groups for the token are merged', ref: '2.2.1',
@@ -179,3 +191,25 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
     body: 'Sitemap: http://site.example/a.xml\nUser-agent: *\nDisallow: /x\nsitemap: http://cdn.site.example/b.xml\n',
     disallowed: ['/x'], sitemaps: ['http://site.example/a.xml', 'http://cdn.site.example/b.xml'] },
 ];
+
+/** What a policy must offer to be checked against the cases (RobotsPolicy does). */
+export interface CheckedPolicy {
+  isAllowed(url: string): boolean;
+  crawlDelayMs: number | undefined;
+  sitemaps: string[];
+}
+
+/** The ways a policy parsed from `c.body` disagrees with the case; empty when it conforms. */
+export function caseFailures(c: ConformanceCase, parse: (body: string, robotsUrl: string, token: string) => CheckedPolicy): string[] {
+  const policy = parse(c.body, c.robotsUrl ?? CASE_ROBOTS_URL, c.token ?? 'crawlstream');
+  const failures: string[] = [];
+  for (const path of c.allowed ?? []) if (policy.isAllowed(caseUrl(path)) !== true) failures.push(`should allow ${shorten(path)}`);
+  for (const path of c.disallowed ?? []) if (policy.isAllowed(caseUrl(path)) !== false) failures.push(`should disallow ${shorten(path)}`);
+  if ('crawlDelayMs' in c && policy.crawlDelayMs !== c.crawlDelayMs) failures.push(`crawl delay ${policy.crawlDelayMs}, expected ${c.crawlDelayMs}`);
+  if (c.sitemaps && JSON.stringify(policy.sitemaps) !== JSON.stringify(c.sitemaps)) failures.push(`sitemaps ${JSON.stringify(policy.sitemaps)}`);
+  return failures;
+}
+
+function shorten(path: string): string {
+  return path.length > 80 ? `${path.slice(0, 60)}… (${path.length} chars)` : JSON.stringify(path);
+}

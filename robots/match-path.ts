@@ -16,6 +16,7 @@ for (const ch of '!&()+,/:;=?@') KEEP[ch.charCodeAt(0)] = 1;
  * with those escapes matches them, as RFC 9309 §2.2.3 asks). Everything else is escaped.
  */
 export function normalizeForMatch(s: string, isPattern: boolean): string {
+  if (alreadyNormal(s, isPattern)) return s;
   let out = '';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -42,4 +43,15 @@ export function normalizeForMatch(s: string, isPattern: boolean): string {
     }
   }
   return out;
+}
+
+/** Most paths and patterns need no change; checking first saves building a copy character by character. */
+function alreadyNormal(s: string, isPattern: boolean): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 128 && KEEP[c] === 1) continue;
+    if (isPattern && (c === 0x2a || (c === 0x24 && i === s.length - 1))) continue;
+    return false;
+  }
+  return true;
 }

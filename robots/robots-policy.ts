@@ -56,12 +56,9 @@ function normalizedRules(rules: RobotsRule[]): RobotsRule[] {
 function resolveSitemaps(values: string[], robotsUrl: string): string[] {
   const out = new Set<string>();
   for (const value of values) {
-    let url: URL;
-    try {
-      url = new URL(value, robotsUrl);
-    } catch {
-      continue;
-    }
+    // An absolute value needs no base, and a bad robotsUrl must not cost it (new URL throws on a bad base).
+    const url = URL.canParse(value) ? new URL(value) : URL.canParse(value, robotsUrl) ? new URL(value, robotsUrl) : undefined;
+    if (url === undefined) continue;
     if (url.protocol === 'http:' || url.protocol === 'https:') out.add(url.href);
   }
   return [...out];

@@ -13,8 +13,12 @@ export interface RobotsGroup {
   /** Lowercased product tokens of the group's user-agent lines; '*' for the global group. */
   agents: string[];
   rules: RobotsRule[];
-  /** Seconds, from a Crawl-delay line inside the group. */
-  crawlDelaySeconds?: number;
+  /**
+   * Seconds from Crawl-delay lines (non-standard), by product token: a Crawl-delay line applies to
+   * the user-agent lines right before it, so "User-agent: a / Crawl-delay: 1 / User-agent: b /
+   * Crawl-delay: 2 / Disallow: /x" gives a 1 s and b 2 s while both obey Disallow: /x.
+   */
+  crawlDelays: Map<string, number>;
 }
 
 export interface RobotsText {
@@ -30,14 +34,42 @@ const MAX_LINE_CHARS = 16 * 1024;
 
 type Key = 'user-agent' | 'allow' | 'disallow' | 'sitemap' | 'crawl-delay' | 'other';
 
+// Misspellings seen in the wild (RFC 9309 §2.2.4 lets parsers accept them), from Google's parser and
+// crawler-commons' SimpleRobotRulesParser. Reading a misspelt Disallow is the polite side to err on.
 const KEYS = new Map<string, Key>([
-  ['user-agent', 'user-agent'], ['useragent', 'user-agent'], ['user agent', 'user-agent'],
+  ['user-agent', 'user-agent'], ['useragent', 'user-agent'], ['user agent', 'user-agent'], ['useg-agent', 'user-agent'],
+  ['ser-agent', 'user-agent'], ['users-agent', 'user-agent'], ['user-agnet', 'user-agent'], ['user-agents', 'user-agent'],
   ['allow', 'allow'],
   ['disallow', 'disallow'], ['dissallow', 'disallow'], ['dissalow', 'disallow'], ['disalow', 'disallow'],
-  ['diasllow', 'disallow'], ['disallaw', 'disallow'],
-  ['sitemap', 'sitemap'], ['site-map', 'sitemap'],
+  ['diasllow', 'disallow'], ['disallaw', 'disallow'], ['desallow', 'disallow'], ['dssalow', 'disallow'],
+  ['dsallow', 'disallow'], ['diallow', 'disallow'], ['disallows', 'disallow'], ['disllow', 'disallow'],
+  ['sitemap', 'sitemap'], ['site-map', 'sitemap'], ['sitemaps', 'sitemap'],
   ['crawl-delay', 'crawl-delay'], ['crawldelay', 'crawl-delay'], ['crawl delay', 'crawl-delay'],
+  ['clawl-delay', 'crawl-delay'], ['craw-delay', 'crawl-delay'], ['crawl-deley', 'crawl-delay'],
 ]);
+
+/** RFC 9309 §2.2: WS is space and tab; Google's parser also drops the other ASCII blanks. */
+function isBlank(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0b || c === 0x0c;
+}
+
+/** Trims ASCII blanks only: String.prototype.trim would also eat U+FEFF and U+00A0, which are data here. */
+function trimBlanks(s: string): string {
+  let start = 0;
+  let end = s.length;
+  while (start < end && isBlank(s.charCodeAt(start))) start++;
+  while (end > start && isBlank(s.charCodeAt(end - 1))) end--;
+  return start === 0 && end === s.length ? s : s.slice(start, end);
+}
+
+/**
+ * Drops a byte order mark. A whole one is U+FEFF (when the decoder kept it); a partial one (EF or
+ * EF BB, which Google's parser skips too) comes out of a UTF-8 decoder as a single U+FFFD.
+ */
+function stripByteOrderMark(body: string): string {
+  const c = body.charCodeAt(0);
+  return c === 0xfeff || c === 0xfffd ? body.slice(1) : body;
+}
 
 /** Cuts a body to MAX_ROBOTS_BYTES of UTF-8, dropping the line the cut falls into. */
 export function truncateRobotsBody(body: string): string {
@@ -49,6 +81,11 @@ export function truncateRobotsBody(body: string): string {
   const head = bytes.subarray(0, MAX_ROBOTS_BYTES);
   const lastBreak = Math.max(head.lastIndexOf(0x0a), head.lastIndexOf(0x0d));
   return lastBreak < 0 ? '' : head.subarray(0, lastBreak).toString('utf8');
+}
+
+/** RFC 9309 §2.2.1: a crawler's product token is letters, '_' and '-' only. */
+export function isValidProductToken(token: string): boolean {
+  return /^[A-Za-z_-]+$/.test(token);
 }
 
 /** The token a user-agent line names: '*' for the global group, else its leading [A-Za-z_-] run, lowercased. */
@@ -66,11 +103,11 @@ export function agentToken(value: string): string {
 function splitKeyValue(line: string): [string, string] | undefined {
   const colon = line.indexOf(':');
   if (colon >= 0) {
-    const key = line.slice(0, colon).trim();
-    return key === '' ? undefined : [key, line.slice(colon + 1).trim()];
+    const key = trimBlanks(line.slice(0, colon));
+    return key === '' ? undefined : [key, trimBlanks(line.slice(colon + 1))];
   }
   // Google-compatible: "Disallow /x" (a forgotten colon) when the line is exactly two words.
-  const parts = line.split(/[ \t]+/);
+  const parts = line.split(/[ \t\v\f]+/);
   return parts.length === 2 ? [parts[0], parts[1]] : undefined;
 }
 
@@ -80,20 +117,23 @@ function parseDelay(value: string): number | undefined {
 }
 
 export function parseRobotsText(body: string): RobotsText {
-  const text = truncateRobotsBody(body.charCodeAt(0) === 0xfeff ? body.slice(1) : body);
+  const text = truncateRobotsBody(stripByteOrderMark(body));
   const groups: RobotsGroup[] = [];
   const sitemaps: string[] = [];
   let group: RobotsGroup | undefined;
-  // True while consecutive user-agent lines (blank lines and comments aside) are being collected
-  // into one group. Any other record ends that run, so the next user-agent line starts a new group:
-  // "User-agent: a / Crawl-delay: 5 / User-agent: b / Disallow: /" gives a nothing to obey.
-  let collectingAgents = false;
+  // Only an Allow or Disallow line ends a group's run of user-agent lines (RFC 9309 §2.1, §2.2.4: a
+  // Sitemap or other record "MUST NOT terminate a group"; Google's parser agrees). So in
+  // "User-agent: a / Sitemap: … / User-agent: b / Disallow: /" both a and b obey Disallow: /.
+  let groupHasRules = false;
+  // The user-agent tokens since the last other line: the ones a Crawl-delay line applies to.
+  let delayTargets: string[] = [];
+  let lastWasAgent = false;
 
   for (let line of text.split(/\r\n|\r|\n/)) {
     if (line.length > MAX_LINE_CHARS) line = line.slice(0, MAX_LINE_CHARS);
     const hash = line.indexOf('#');
     if (hash >= 0) line = line.slice(0, hash);
-    line = line.trim();
+    line = trimBlanks(line);
     if (line === '') continue;
     const kv = splitKeyValue(line);
     if (kv === undefined) continue;
@@ -101,24 +141,30 @@ export function parseRobotsText(body: string): RobotsText {
     const value = kv[1];
 
     if (key === 'user-agent') {
-      if (group === undefined || !collectingAgents) {
-        group = { agents: [], rules: [] };
+      if (group === undefined || groupHasRules) {
+        group = { agents: [], rules: [], crawlDelays: new Map() };
         groups.push(group);
-        collectingAgents = true;
+        groupHasRules = false;
       }
-      group.agents.push(agentToken(value));
+      if (!lastWasAgent) delayTargets = [];
+      const token = agentToken(value);
+      group.agents.push(token);
+      delayTargets.push(token);
+      lastWasAgent = true;
       continue;
     }
-    collectingAgents = false;
+    lastWasAgent = false;
     if (key === 'sitemap') {
       if (value !== '') sitemaps.push(value);
     } else if (group === undefined) {
       continue; // RFC 9309 §2.2.2: rules outside any group are ignored
     } else if (key === 'allow' || key === 'disallow') {
+      groupHasRules = true;
       if (value !== '') group.rules.push({ allow: key === 'allow', pattern: value });
     } else if (key === 'crawl-delay') {
       const seconds = parseDelay(value);
-      if (seconds !== undefined) group.crawlDelaySeconds = Math.max(group.crawlDelaySeconds ?? 0, seconds);
+      if (seconds === undefined) continue;
+      for (const agent of delayTargets) group.crawlDelays.set(agent, Math.max(group.crawlDelays.get(agent) ?? 0, seconds));
     }
   }
   return { groups, sitemaps };
@@ -129,14 +175,18 @@ export function parseRobotsText(body: string): RobotsText {
  * does, every "*" group merged (RFC 9309 §2.2.1). Of several crawl-delays the longest wins.
  */
 export function effectiveGroup(parsed: RobotsText, productToken: string): { rules: RobotsRule[]; crawlDelaySeconds?: number } {
-  const token = agentToken(productToken.trim());
-  let chosen = token !== '' && token !== '*' ? parsed.groups.filter((g) => g.agents.includes(token)) : [];
-  if (chosen.length === 0) chosen = parsed.groups.filter((g) => g.agents.includes('*'));
+  let name = agentToken(trimBlanks(productToken));
+  let chosen = name !== '' && name !== '*' ? parsed.groups.filter((g) => g.agents.includes(name)) : [];
+  if (chosen.length === 0) {
+    name = '*';
+    chosen = parsed.groups.filter((g) => g.agents.includes('*'));
+  }
   const rules: RobotsRule[] = [];
   let crawlDelaySeconds: number | undefined;
   for (const g of chosen) {
     for (const r of g.rules) rules.push(r);
-    if (g.crawlDelaySeconds !== undefined) crawlDelaySeconds = Math.max(crawlDelaySeconds ?? 0, g.crawlDelaySeconds);
+    const delay = g.crawlDelays.get(name);
+    if (delay !== undefined) crawlDelaySeconds = Math.max(crawlDelaySeconds ?? 0, delay);
   }
   return crawlDelaySeconds === undefined ? { rules } : { rules, crawlDelaySeconds };
 }
