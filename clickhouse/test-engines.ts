@@ -6,12 +6,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openClickHouse, type ClickHouse } from './connection.js';
-import { migrate } from './schema.js';
+import { migrate, type Migration } from './schema.js';
 
 export interface TestEngine {
   name: 'chdb' | 'server';
-  /** A fresh, migrated database of its own. */
-  open(): Promise<ClickHouse>;
+  /** A fresh database of its own, migrated (by default to the current schema). */
+  open(opts?: { migrations?: readonly Migration[] }): Promise<ClickHouse>;
   /** Another connection to the database `ch` uses (as a restarted process would get). */
   reopen(ch: ClickHouse): Promise<ClickHouse>;
   /** Drops the databases this engine created. */
@@ -40,12 +40,12 @@ function engineOf(name: TestEngine['name'], opts: { url?: string; dataDir?: stri
   const databases: string[] = [];
   return {
     name,
-    async open() {
+    async open(extra) {
       const database = uniqueDatabase();
       databases.push(database);
       const ch = await openClickHouse({ ...opts, database });
       opened.push(ch);
-      await migrate(ch);
+      await migrate(ch, { migrations: extra?.migrations });
       return ch;
     },
     async reopen(ch) {

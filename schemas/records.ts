@@ -118,3 +118,21 @@ export interface Duplicate {
   distance: number;
   detected_at: number;
 }
+
+/**
+ * Why a URL was not fetched. The names match the crawl's counters (dropped.<reason>,
+ * rejected.<reason>); a processor may use its own, so any string is accepted.
+ */
+export type SkipReason =
+  | 'robots-disallowed' | 'robots-unreachable' | 'network-policy' | 'crawl-delay-too-long' | 'out-of-scope'
+  | 'host-budget' | 'max-depth' | 'too-many-redirects' | (string & {});
+
+export interface SkippedUrl {
+  url: string;
+  host: string;
+  reason: SkipReason;
+  detail: string;
+  depth: number;
+  source_url: string;
+  decided_at: number;
+}
