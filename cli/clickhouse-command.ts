@@ -17,6 +17,7 @@ export async function run(argv: string[]): Promise<number> {
   const ch = await openClickHouse({
     url: values['clickhouse-url'] as string | undefined,
     dataDir: resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR),
+    log,
   });
   try {
     const { applied, restored, version } = await migrate(ch, { log });
