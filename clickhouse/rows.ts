@@ -1,9 +1,9 @@
-// Turns the records of `fetched`, `parsed` and `duplicates` into ClickHouse rows. Pure and
+// Turns the records of `fetched`, `parsed`, `duplicates` and `skipped` into ClickHouse rows. Pure and
 // synchronous: the sink converts each record when the runtime hands it over, in offset order.
 // Every value is clamped to its column type, because one row the server rejects would stall the
 // whole partition (the writer retries a failed insert forever rather than drop it).
 import { decompressBody } from '../fetching/body-codec.js';
-import type { Duplicate, FetchResult, ParsedPage } from '../schemas/records.js';
+import type { Duplicate, FetchResult, ParsedPage, SkippedUrl } from '../schemas/records.js';
 import type { RobotsAnalyzer } from './robots-digest.js';
 import type { SinkTable } from './schema.js';
 
@@ -28,7 +28,8 @@ const MAX_ROBOTS_BODY = 512 * 1024;
 export type SinkInput =
   | { topic: 'fetched'; value: FetchResult }
   | { topic: 'parsed'; value: ParsedPage }
-  | { topic: 'duplicates'; value: Duplicate };
+  | { topic: 'duplicates'; value: Duplicate }
+  | { topic: 'skipped'; value: SkippedUrl };
 
 export function rowsForRecord(record: SinkInput, robots: RobotsAnalyzer, productToken: string): TableRow[] {
   switch (record.topic) {
@@ -38,6 +39,8 @@ export function rowsForRecord(record: SinkInput, robots: RobotsAnalyzer, product
       return [sized('parsed_pages', parsedRow(record.value))];
     case 'duplicates':
       return [sized('duplicates', duplicateRow(record.value))];
+    case 'skipped':
+      return [sized('skipped', skippedRow(record.value))];
   }
 }
 
@@ -169,6 +172,20 @@ export function duplicateRow(d: Duplicate): Record<string, unknown> {
     distance: uint(d.distance, U8),
     detected_at: seconds(d.detected_at),
     detected_at_ms: uint(d.detected_at, MAX_SAFE),
+  };
+}
+
+export function skippedRow(s: SkippedUrl): Record<string, unknown> {
+  const url = str(s.url);
+  return {
+    url,
+    host: str(s.host) || hostOf(url),
+    reason: str(str(s.reason).slice(0, 64)) || 'unknown',
+    detail: str(s.detail),
+    depth: uint(s.depth, U16),
+    source_url: str(s.source_url),
+    decided_at: seconds(s.decided_at),
+    decided_at_ms: uint(s.decided_at, MAX_SAFE),
   };
 }
 

@@ -2,24 +2,16 @@
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { after, describe, test } from 'node:test';
-import type { ClickHouse } from './connection.js';
 import { robotsSummary } from './robots-digest.js';
-import { duplicateRow, fetchRows, parsedRow } from './rows.js';
+import { duplicateRow, fetchRows, parsedRow, skippedRow } from './rows.js';
 import { appliedMigrations, migrate, SCHEMA_VERSION } from './schema.js';
 import type { TestEngine } from './test-engines.js';
-import { testWriter, writeRecord } from './test-harness.js';
-import { duplicate, fetchResult, parsedPage, type SourcedRecord } from './test-fixtures.js';
-import type { SinkInput } from './rows.js';
+import { sinkValues } from './test-harness.js';
+import { duplicate, fetchResult, parsedPage, skippedUrl } from './test-fixtures.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 
-/** Sinks values through the real writer, offsets numbered per topic in the given order. */
-async function sink(ch: ClickHouse, values: SinkInput[], sinkId = 'live'): Promise<void> {
-  const next: Record<string, number> = {};
-  const records: SourcedRecord[] = values.map((v) => ({ ...v, partition: 0, offset: (next[v.topic] = (next[v.topic] ?? -1) + 1) }));
-  const writer = testWriter(ch, { sinkId });
-  await Promise.all(records.map(writeRecord(writer)));
-}
+const sink = sinkValues;
 
 export function schemaSuite(engine: TestEngine): void {
   describe(`ClickHouse schema on ${engine.name}`, { concurrency: false }, () => {
@@ -39,7 +31,7 @@ export function schemaSuite(engine: TestEngine): void {
 
     test('should apply each migration once however often migrate runs', async () => {
       const ch = await engine.open();
-      assert.deepEqual(await migrate(ch), []);
+      assert.deepEqual((await migrate(ch)).applied, []);
       await Promise.all([migrate(ch), migrate(ch)]);
       const applied = await appliedMigrations(ch);
       assert.deepEqual(applied.map((m) => m.version), Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
@@ -48,8 +40,10 @@ export function schemaSuite(engine: TestEngine): void {
     test('should write rows whose fields are exactly the columns of their table', async () => {
       const ch = await engine.open();
       const robots = fetchRows(fetchResult({ kind: 'robots' }), robotsSummary, 'x');
-      const samples = { fetches: robots[0].row, robots: robots[1].row, parsed_pages: parsedRow(parsedPage()), duplicates: duplicateRow(duplicate()) };
-      const source = ['sink_id', 'src_topic', 'src_partition', 'src_offset', 'version', 'sunk_at'];
+      const samples = {
+        fetches: robots[0].row, robots: robots[1].row, parsed_pages: parsedRow(parsedPage()), duplicates: duplicateRow(duplicate()), skipped: skippedRow(skippedUrl()),
+      };
+      const source = ['sink_id', 'src_topic', 'src_partition', 'src_offset', 'version', 'sunk_at', 'log_id'];
       for (const [table, row] of Object.entries(samples)) {
         const columns = await ch.query<{ name: string }>(`SELECT name FROM system.columns WHERE database = '${ch.database}' AND table = '${table}'`);
         assert.deepEqual([...Object.keys(row), ...source].sort(), columns.map((c) => c.name).sort(), table);

@@ -160,3 +160,21 @@ export const PLAIN_RESULT = {
   body_sha1: '', etag: '', last_modified: '', changed: true, priority: 0, recrawl_interval_ms: 0, next_due_at: 0, sitemap_depth: 0,
   sitemap_urls: 0,
 } as const;
+
+/**
+ * Why a URL was not fetched. The names match the crawl's counters (dropped.<reason>,
+ * rejected.<reason>); a processor may use its own, so any string is accepted.
+ */
+export type SkipReason =
+  | 'robots-disallowed' | 'robots-unreachable' | 'network-policy' | 'crawl-delay-too-long' | 'out-of-scope'
+  | 'host-budget' | 'max-depth' | 'too-many-redirects' | (string & {});
+
+export interface SkippedUrl {
+  url: string;
+  host: string;
+  reason: SkipReason;
+  detail: string;
+  depth: number;
+  source_url: string;
+  decided_at: number;
+}

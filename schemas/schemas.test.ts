@@ -5,7 +5,7 @@ import avro from 'avsc';
 import { SCHEMA_FILES, loadSchema, type SchemaName } from './schema-files.js';
 import { crawlTopology } from '../crawl/topology.js';
 import type {
-  CanonicalUrl, DiscoveredUrl, Duplicate, FetchRequest, FetchResult, ParsedPage, SimhashBand,
+  CanonicalUrl, DiscoveredUrl, Duplicate, FetchRequest, FetchResult, ParsedPage, SimhashBand, SkippedUrl,
 } from './records.js';
 
 const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);
@@ -53,9 +53,14 @@ const duplicate: Duplicate = {
   duplicate_of_fetched_at: AT - 1000, kind: 'near', distance: 2, detected_at: AT,
 };
 
+const skipped: SkippedUrl = {
+  url: 'http://c.test/private/x', host: 'c.test', reason: 'robots-disallowed', detail: 'Disallow: /private',
+  depth: 2, source_url: 'http://a.test/about', decided_at: AT,
+};
+
 const SAMPLES: Record<SchemaName, object> = {
   'discovered-url': discovered, 'canonical-url': canonical, 'fetch-request': request, 'fetch-result': result,
-  'parsed-page': parsed, 'simhash-band': band, duplicate,
+  'parsed-page': parsed, 'simhash-band': band, duplicate, 'skipped-url': skipped,
 };
 
 /** avsc decodes records into instances of generated classes; compare plain data. */
