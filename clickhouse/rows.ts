@@ -34,6 +34,8 @@ export type SinkInput =
 export function rowsForRecord(record: SinkInput, robots: RobotsAnalyzer, productToken: string): TableRow[] {
   switch (record.topic) {
     case 'fetched':
+      // No request left the crawler: `fetches` keeps meaning requests sent; why is in `skipped`.
+      if (record.value.error.startsWith('network-refused')) return [sized('skipped', skippedRow(refusedRow(record.value)))];
       return fetchRows(record.value, robots, productToken);
     case 'parsed':
       return [sized('parsed_pages', parsedRow(record.value))];
@@ -250,4 +252,12 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 function str(value: unknown): string {
   const s = typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
   return /[\uD800-\uDFFF]/.test(s) ? s.replace(LONE_SURROGATE, '\uFFFD') : s;
+}
+
+/** A fetch the network policy refused before any request, as a skipped URL. */
+function refusedRow(f: FetchResult): SkippedUrl {
+  return {
+    url: f.url, host: f.host, reason: 'network-policy', detail: f.error.slice(f.error.indexOf(':') + 1).trim(), depth: f.depth,
+    source_url: f.source_url, decided_at: f.started_at,
+  };
 }

@@ -4,7 +4,7 @@
 // default), except the internal band repartition.
 import { defineTopic } from '../engine/api.js';
 import { loadSchema } from '../schemas/schema-files.js';
-import type { CanonicalUrl, DiscoveredUrl, Duplicate, FetchRequest, FetchResult, ParsedPage, SimhashBand } from '../schemas/records.js';
+import type { CanonicalUrl, DiscoveredUrl, Duplicate, FetchRequest, FetchResult, ParsedPage, SimhashBand, SkippedUrl } from '../schemas/records.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const MB = 1024 * 1024;
@@ -49,4 +49,9 @@ export const simhashBands = defineTopic<SimhashBand>()({
 export const duplicates = defineTopic<Duplicate>()({
   name: 'duplicates', schema: loadSchema('duplicate'), key: 'the duplicate page\'s host', retention: { ms: 7 * DAY }, maxRecordBytes: MB,
   description: 'pages that repeat an earlier page exactly or nearly',
+});
+
+export const skipped = defineTopic<SkippedUrl>()({
+  name: 'skipped', schema: loadSchema('skipped-url'), key: HOST, retention: { ms: 7 * DAY }, maxRecordBytes: MB,
+  description: 'URLs the crawler decided not to fetch, and why (robots.txt, budgets, Crawl-delay, network policy)',
 });

@@ -33,6 +33,7 @@ export function crawlTopologyBuilder(extra: readonly AnyProcessorDefinition<Craw
     .topic(topics.parsed)
     .topic(topics.simhashBands)
     .topic(topics.duplicates)
+    .topic(topics.skipped)
     .processor(normalizeProcessor)
     .processor(dedupProcessor)
     // schedule also reads fetched: a host's next release waits for its last fetch to finish.
