@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { runEmbeddedCrawl } from '../crawl/embedded-crawl.js';
 import { NetworkPolicy } from '../fetching/network-policy.js';
-import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, durationOption, intOption, LIMITS, listOption, parse, TIMER_MAX_MS, UsageError } from './options.js';
+import {
+  CRAWL_LEVEL_FLAGS, crawlConfigFrom, durationOption, intOption, LIMITS, listOption, parse, RENDER_PROCESS_FLAGS, renderProcessOptions,
+  TIMER_MAX_MS, UsageError,
+} from './options.js';
 import { formatProgress, formatSummary, stderrLogger } from './progress.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
 
@@ -20,6 +23,7 @@ export async function run(argv: string[]): Promise<number> {
     'clickhouse-url': { type: 'string' },
     quiet: { type: 'boolean' },
     'run-for': { type: 'string' },
+    ...RENDER_PROCESS_FLAGS,
     ...MODULE_FLAGS,
   });
   const modules = await loadModules(values);
@@ -72,6 +76,7 @@ export async function run(argv: string[]): Promise<number> {
       partitions,
       clickhouseUrl: values['clickhouse-url'] as string | undefined,
       ...modules,
+      ...renderProcessOptions(values),
       log,
       signal: abort.signal,
       onProgress: quiet ? undefined : (stats) => {

@@ -23,6 +23,9 @@ export interface EmbeddedCrawlOptions {
   /** A user's parsing step (--parser-module) and users' own processors (--processor-module). */
   parserModule?: ParserModule;
   processorModules?: ProcessorModule[];
+  /** Process-level rendering options (--chromium, --render-concurrency). */
+  chromiumPath?: string;
+  renderConcurrency?: number;
   log: Logger;
   /** Called about every `progressEveryMs` while the crawl runs. */
   onProgress?: (stats: CrawlStats) => void;
@@ -42,6 +45,7 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
   const budget = new CrawlBudget(options.config.maxPages);
   const open = openCrawlServices({
     config: options.config, clickhouseUrl: options.clickhouseUrl, dataDir: options.dataDir, parserModule: options.parserModule, budget,
+    chromiumPath: options.chromiumPath, renderConcurrency: options.renderConcurrency, log: options.log.warn,
   });
   let runtime: EmbeddedRuntime<CrawlServices> | undefined;
   let timer: NodeJS.Timeout | undefined;

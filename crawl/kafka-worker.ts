@@ -23,6 +23,8 @@ export interface WorkerOptions {
   parserModule?: ParserModule;
   /** Users' own processors (--processor-module), added to the crawl's topology. */
   processorModules?: ProcessorModule[];
+  chromiumPath?: string;
+  renderConcurrency?: number;
   sessionTimeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -49,7 +51,10 @@ export class KafkaWorker {
     }
     const state = await awaitClusterState<Partial<CrawlConfig>>(cluster, log, this.o.signal);
     const config = { ...defaultCrawlConfig(state.options), allowNetworks: this.o.allowNetworks };
-    const open = openCrawlServices({ config, clickhouseUrl: this.o.clickhouseUrl, parserModule: this.o.parserModule, control: this.control });
+    const open = openCrawlServices({
+      config, clickhouseUrl: this.o.clickhouseUrl, parserModule: this.o.parserModule, control: this.control,
+      chromiumPath: this.o.chromiumPath, renderConcurrency: this.o.renderConcurrency, log: log.warn,
+    });
     this.closers.push(() => open.close());
     this.runtime = new KafkaRuntime({
       cluster, topology, services: open.services, control: this.control, registryUrl: this.o.registryUrl, processors: this.o.processors,

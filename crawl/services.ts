@@ -3,10 +3,12 @@
 // names only what it uses, and a topology builds only when these services satisfy all of them.
 import type { RuntimeControl } from '../engine/api.js';
 import { HttpFetcher } from '../fetching/http-fetcher.js';
+import { pinnedResolver } from '../fetching/dns-cache.js';
 import type { ClickHouse } from '../clickhouse/connection.js';
 import { rowSinks, type RowSinks } from '../clickhouse/row-sinks.js';
 import { sharedClickHouse } from '../clickhouse/connection.js';
 import { ParsePool } from '../parsing/parse-pool.js';
+import { Renderer } from '../rendering/renderer.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import type { CrawlBudget } from '../processors/crawl-budget.js';
 import type { CrawlConfig } from './config.js';
@@ -29,6 +31,8 @@ export interface CrawlServices {
   control: RuntimeControl;
   /** Users' processors (--processor-module) write rows to their own tables through it. */
   rows: RowSinks;
+  /** Headless Chromium, when the crawl renders pages (--render auto|always). */
+  renderer?: Renderer;
 }
 
 export function createFetcher(config: CrawlConfig): HttpFetcher {
@@ -39,6 +43,7 @@ export function createFetcher(config: CrawlConfig): HttpFetcher {
     totalTimeoutMs: config.fetchTimeoutMs,
     maxBodyBytes: config.maxBodyBytes,
     allowNetworks: config.allowNetworks,
+    resolve: Object.keys(config.resolve).length ? pinnedResolver(config.resolve) : undefined,
   });
 }
 
@@ -58,6 +63,10 @@ export function openCrawlServices(o: {
   parserModule?: ParserModule;
   budget?: CrawlBudget;
   control?: RuntimeControl;
+  /** Process-level rendering options: --chromium PATH, --render-concurrency N. */
+  chromiumPath?: string;
+  renderConcurrency?: number;
+  log?: (line: string) => void;
 }): OpenServices {
   const fetcher = createFetcher(o.config);
   const clickhouse = sharedClickHouse({ url: o.clickhouseUrl, dataDir: o.dataDir });
@@ -66,9 +75,16 @@ export function openCrawlServices(o: {
     config: o.config, fetcher, clickhouse, sinkName: o.sinkName ?? 'live', parsePool, parserModule: o.parserModule,
     budget: o.budget, control: o.control ?? { paused: false }, rows: rowSinks(clickhouse),
   };
+  if (o.config.render !== 'never') {
+    services.renderer = new Renderer({
+      chromiumPath: o.chromiumPath, concurrency: o.renderConcurrency, userAgent: o.config.userAgent,
+      timeoutMs: Math.min(30_000, o.config.fetchTimeoutMs), log: o.log,
+    });
+  }
   return {
     services,
     async close() {
+      await services.renderer?.close();
       await fetcher.close();
       await parsePool.close();
       await clickhouse.close();

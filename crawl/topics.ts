@@ -30,6 +30,12 @@ export const scheduled = defineTopic<FetchRequest>()({
   description: 'fetches released by the host\'s politeness timer',
 });
 
+export const resolved = defineTopic<FetchRequest>()({
+  name: 'resolved', schema: loadSchema('fetch-request'), key: 'the server address the request goes to', retention: 'until-consumed',
+  maxRecordBytes: MB, internal: true,
+  description: 'internal repartition of released fetches by server address, so hosts on one server share its limit',
+});
+
 export const fetched = defineTopic<FetchResult>()({
   name: 'fetched', schema: loadSchema('fetch-result'), key: HOST, retention: { ms: 7 * DAY }, maxRecordBytes: 16 * MB,
   description: 'fetch outcomes with raw bodies (bounded, compressed): replayable without refetching',

@@ -31,7 +31,7 @@ function request(path: string, over: Partial<FetchRequest> = {}): FetchRequest {
 async function fetchDriver(allowNetworks: string[], startTime?: number) {
   const config = defaultCrawlConfig({ allowNetworks, fetchTimeoutMs: 5000 });
   const fetcher = createFetcher(config);
-  const d = await crawlTestDriver({ processors: ['fetch'], config, services: { fetcher }, startTime });
+  const d = await crawlTestDriver({ processors: ['resolve', 'fetch'], config, services: { fetcher }, startTime });
   return {
     d,
     close: async () => {

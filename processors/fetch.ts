@@ -4,14 +4,19 @@ import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, 
 import { createHash } from 'node:crypto';
 import type { FetchRequest, FetchResult } from '../schemas/records.js';
 import type { CrawlConfig } from '../crawl/config.js';
-import { discoveredUrls, fetched, scheduled } from '../crawl/topics.js';
+import { discoveredUrls, fetched, resolved } from '../crawl/topics.js';
+import { AddressGate } from './address-gate.js';
 import type { FetchOutcome } from '../fetching/http-fetcher.js';
+import type { RenderResult } from '../rendering/render-page.js';
 import { hasChanged, recrawlAfter } from './recrawl-policy.js';
 import { fetchSitemap, sitemapProblem } from './sitemap-fetch.js';
+import { renderFetched, wantsRender } from './render-step.js';
+import type { Renderer } from '../rendering/renderer.js';
+import { parseRobotsTxt, type RobotsPolicy } from '../robots/robots-policy.js';
 import type { HttpFetcher } from '../fetching/http-fetcher.js';
 import { compressBodyAsync } from '../fetching/body-codec.js';
 
-const inputs = [scheduled] as const;
+const inputs = [resolved] as const;
 const outputs = [fetched, discoveredUrls] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
@@ -20,7 +25,13 @@ class Fetch implements Processor<In, Out> {
   private startedAt = 0;
   private readonly inFlight = new Set<AbortController>();
 
-  constructor(private readonly fetcher: HttpFetcher, private readonly config: CrawlConfig) {}
+  private readonly gate: AddressGate;
+  /** robots.txt as this task last fetched it, per host: rendering browsers' requests obey it. */
+  private readonly robots = new Map<string, RobotsPolicy>();
+
+  constructor(private readonly fetcher: HttpFetcher, private readonly config: CrawlConfig, private readonly renderer?: Renderer) {
+    this.gate = new AddressGate(config.maxInFlightPerIp);
+  }
 
   init(ctx: ProcessorContext<Out>): void {
     this.startedAt = ctx.now();
@@ -37,7 +48,12 @@ class Fetch implements Processor<In, Out> {
     }
     const abort = new AbortController();
     this.inFlight.add(abort);
+    let release: (() => void) | undefined;
     try {
+      // One server may carry many host names: at most --max-in-flight-per-ip requests to it at once.
+      release = await this.gate.acquire(request.address || record.key, abort.signal).catch(() => undefined);
+      if (!release) return; // abandoned while waiting: the task's new owner fetches it
+      ctx.metrics.gauge('address.busiest', this.gate.busiest);
       if (request.kind === 'sitemap') {
         const { outcome, summary, found } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now);
         if (abort.signal.aborted) return; // abandoned: the task's new owner fetches it again
@@ -52,18 +68,31 @@ class Fetch implements Processor<In, Out> {
       const headers: Record<string, string> = {};
       if (request.if_none_match) headers['if-none-match'] = request.if_none_match;
       if (request.if_modified_since) headers['if-modified-since'] = request.if_modified_since;
-      const outcome = await this.fetcher.fetch(request.url, { headers, signal: abort.signal });
+      const outcome = await this.fetcher.fetch(request.url, { headers, signal: abort.signal, address: request.address || undefined });
       if (abort.signal.aborted) return;
       const sha1 = outcome.body.length ? createHash('sha1').update(outcome.body).digest('hex') : '';
-      return await this.record(ctx, request, outcome, headers, sha1, 0);
+      if (request.kind === 'robots' && this.renderer) this.rememberRobots(request.url, outcome);
+      const rendered = this.renderer && wantsRender(this.config.render, request, outcome)
+        ? await renderFetched({ renderer: this.renderer, fetcher: this.fetcher, mode: this.config.render, productToken: this.config.productToken,
+          robots: this.robots, signal: abort.signal, now: ctx.now }, request, outcome)
+        : undefined;
+      if (abort.signal.aborted) return;
+      if (rendered) {
+        ctx.metrics.count(rendered.error ? 'render-errors' : 'rendered');
+        ctx.metrics.count('requests.subresource', rendered.subrequests.filter((s) => s.outcome.startsWith('fetched')).length);
+      }
+      return await this.record(ctx, request, outcome, headers, sha1, 0, rendered);
     } finally {
+      release?.();
       this.inFlight.delete(abort);
     }
   }
 
   /** The fetched record: the outcome, the body (compressed), validators and the URL's recrawl decision. */
-  private async record(ctx: ProcessorContext<Out>, request: FetchRequest, outcome: FetchOutcome, sent: Record<string, string>, sha1: string, sitemapUrls: number): Promise<void> {
+  private async record(ctx: ProcessorContext<Out>, request: FetchRequest, outcome: FetchOutcome, sent: Record<string, string>, sha1: string,
+    sitemapUrls: number, rendered?: RenderResult): Promise<void> {
     const stored = await compressBodyAsync(outcome.body);
+    const dom = rendered?.html ? await compressBodyAsync(Buffer.from(rendered.html, 'utf8')) : undefined;
     const changed = hasChanged(outcome.status, sha1, request.previous_sha1);
     const recrawl = recrawlAfter(request, { status: outcome.status, changed, startedAt: outcome.startedAt }, this.config);
     const result: FetchResult = {
@@ -103,12 +132,23 @@ class Fetch implements Processor<In, Out> {
       next_due_at: recrawl.nextDueAt,
       sitemap_depth: request.sitemap_depth,
       sitemap_urls: sitemapUrls,
+      rendered_encoding: dom?.encoding ?? 'identity',
+      rendered_body: dom?.bytes ?? Buffer.alloc(0),
+      render_error: rendered?.error ?? '',
+      subrequests: (rendered?.subrequests ?? []).map((s) => ({ url: s.url, resource_type: s.resourceType, outcome: s.outcome })),
     };
     ctx.metrics.count(request.kind === 'robots' ? 'robots-requests' : request.kind === 'sitemap' ? 'sitemap-requests' : 'requests');
     if (outcome.error) ctx.metrics.count(`errors.${outcome.errorKind || 'other'}`);
     if (outcome.status === 304) ctx.metrics.count('not-modified');
     ctx.metrics.count('bytes', outcome.bytes);
     ctx.forward('fetched', request.host, result);
+  }
+
+  private rememberRobots(url: string, outcome: FetchOutcome): void {
+    const host = new URL(url).host;
+    const whole = outcome.status >= 200 && outcome.status < 300 && !outcome.error;
+    if (whole) this.robots.set(host, parseRobotsTxt(outcome.body.toString('utf8'), url, this.config.productToken));
+    else this.robots.delete(host); // read again, through the slot, before a render needs it
   }
 
   abandon(): void {
@@ -123,7 +163,8 @@ export const fetchProcessor = defineProcessor({
   inputs,
   outputs,
   stores: [],
-  concurrency: { maxInFlight: 128, perKeyOrder: true },
+  // Keyed by server address: many requests of one key run at once, up to the address gate's limit.
+  concurrency: { maxInFlight: 128, perKeyOrder: false },
   delivery: 'At least once at the server: after a crash, requests that were in flight are sent again (after one host delay); the outcome is recorded once.',
-  create: (s: { fetcher: HttpFetcher; config: CrawlConfig }) => new Fetch(s.fetcher, s.config),
+  create: (s: { fetcher: HttpFetcher; config: CrawlConfig; renderer?: Renderer }) => new Fetch(s.fetcher, s.config, s.renderer),
 });

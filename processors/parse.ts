@@ -54,8 +54,12 @@ export class Parse implements Processor<In, Out> {
       return;
     }
     if (r.status < 200 || r.status >= 300) return;
+    // A rendered page is read from its DOM after scripts ran (links written by JavaScript included);
+    // its static HTML stays in the record, so a replay needs no browser.
+    const rendered = r.rendered_body.length > 0;
     const input: BodyInput = {
-      body: r.body, bodyEncoding: r.body_encoding, contentType: r.content_type, charset: r.charset, url: r.final_url,
+      body: rendered ? r.rendered_body : r.body, bodyEncoding: rendered ? r.rendered_encoding : r.body_encoding,
+      contentType: rendered ? 'text/html' : r.content_type, charset: rendered ? 'utf-8' : r.charset, url: r.final_url,
       productToken: config.productToken, maxBodyBytes: config.maxBodyBytes, maxParseBytes: MAX_PARSE_BYTES,
     };
     let a: BodyAnalysis;

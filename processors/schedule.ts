@@ -263,12 +263,12 @@ export class Schedule implements Processor<In, Out> {
     });
   }
 
-  private release(h: HostState, kind: FetchRequest['kind'], now: number, fields: Omit<FetchRequest, 'fetch_id' | 'host' | 'kind' | 'delay_ms' | 'released_at'>): FetchRequest {
+  private release(h: HostState, kind: FetchRequest['kind'], now: number, fields: Omit<FetchRequest, 'fetch_id' | 'host' | 'kind' | 'delay_ms' | 'released_at' | 'address'>): FetchRequest {
     const { slot, fetchId } = released(h.slot, h.host, now);
     h.slot = slot;
     this.inFlight++;
     this.save(h);
-    const request: FetchRequest = { ...fields, fetch_id: fetchId, host: h.host, kind, delay_ms: h.slot.delayMs, released_at: now };
+    const request: FetchRequest = { ...fields, fetch_id: fetchId, host: h.host, kind, delay_ms: h.slot.delayMs, released_at: now, address: '' };
     this.ctx.forward('scheduled', h.host, request);
     return request;
   }

@@ -34,6 +34,7 @@ export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, 
   });
   const outcome = await fetcher.fetch(request.url, {
     signal,
+    address: request.address || undefined,
     maxBodyBytes: SITEMAP_MAX_BYTES,
     bodySink: (chunk) => {
       // A parser that stopped (a limit, not a sitemap) has read all it will: the rest is not needed.

@@ -58,6 +58,8 @@ export interface FetchRequest {
   previous_sha1: string;
   gone_count: number;
   sitemap_depth: number;
+  /** The server address the request goes to, set by the resolve stage ('' in `scheduled`). */
+  address: string;
 }
 
 export interface FetchResult {
@@ -97,6 +99,11 @@ export interface FetchResult {
   next_due_at: number;
   sitemap_depth: number;
   sitemap_urls: number;
+  rendered_encoding: string;
+  /** The DOM after a headless render (--render), compressed like `body`; empty when not rendered. */
+  rendered_body: Buffer;
+  render_error: string;
+  subrequests: readonly { url: string; resource_type: string; outcome: string }[];
 }
 
 export interface Link {
@@ -153,12 +160,12 @@ export interface Duplicate {
 export const NO_HINTS = { priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 0 } as const;
 
 /** The fields a fetch request has beyond the URL and its slot, for a plain first fetch. */
-export const PLAIN_REQUEST = { priority: 0, recrawl_interval_ms: 0, previous_sha1: '', gone_count: 0, sitemap_depth: 0 } as const;
+export const PLAIN_REQUEST = { priority: 0, recrawl_interval_ms: 0, previous_sha1: '', gone_count: 0, sitemap_depth: 0, address: '' } as const;
 
 /** The fields a fetch outcome has beyond the response itself, for a plain first fetch without validators. */
 export const PLAIN_RESULT = {
   body_sha1: '', etag: '', last_modified: '', changed: true, priority: 0, recrawl_interval_ms: 0, next_due_at: 0, sitemap_depth: 0,
-  sitemap_urls: 0,
+  sitemap_urls: 0, rendered_encoding: 'identity', rendered_body: Buffer.alloc(0), render_error: '', subrequests: [],
 } as const;
 
 /**

@@ -24,7 +24,7 @@ const canonical: CanonicalUrl = {
 const request: FetchRequest = {
   fetch_id: 'a.test#17', url: 'http://a.test/about', host: 'a.test', kind: 'page', depth: 1, attempt: 2, via: 'link',
   source_url: 'http://a.test/', redirect_hops: 0, delay_ms: 1500, released_at: AT, if_none_match: '"v1"', if_modified_since: 'Wed, 31 Dec 2025 10:00:00 GMT',
-  priority: 1.5, recrawl_interval_ms: 3_600_000, previous_sha1: 'b'.repeat(40), gone_count: 1, sitemap_depth: 0,
+  priority: 1.5, recrawl_interval_ms: 3_600_000, previous_sha1: 'b'.repeat(40), gone_count: 1, sitemap_depth: 0, address: '127.0.0.7',
 };
 const result: FetchResult = {
   fetch_id: 'a.test#17', url: 'http://a.test/old', host: 'a.test', kind: 'robots', depth: 1, attempt: 2, via: 'redirect',
@@ -35,6 +35,8 @@ const result: FetchResult = {
   body: Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3]),
   body_sha1: 'c'.repeat(40), etag: '"v2"', last_modified: 'Thu, 01 Jan 2026 10:00:00 GMT', changed: false, priority: 1.5,
   recrawl_interval_ms: 5_400_000, next_due_at: AT + 5_400_000, sitemap_depth: 2, sitemap_urls: 17,
+  rendered_encoding: 'gzip', rendered_body: Buffer.from([0x1f, 0x8b, 8, 0, 4, 5]), render_error: 'unsettled: still loading',
+  subrequests: [{ url: 'http://a.test/app.js', resource_type: 'script', outcome: 'fetched: 200' }],
 };
 const parsed: ParsedPage = {
   fetch_id: 'a.test#17', url: 'http://a.test/about', host: 'a.test', depth: 1, status: 200, final_url: 'http://a.test/about',
