@@ -2,8 +2,7 @@ import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import { Parser } from 'htmlparser2';
 import { DepthGuardTokenizer } from './depth-guard.js';
 import { isBoilerplate, isMainContent } from './main-content.js';
-import { TextDigest } from './text-digest.js';
-import type { Level } from './text-features.js';
+import { type Level, TextDigest } from './text-digest.js';
 
 export interface ExtractedLink { url: string; anchor: string; nofollow: boolean }
 
@@ -38,13 +37,16 @@ const BLOCKS = new Set(['address', 'article', 'aside', 'blockquote', 'br', 'capt
   'header', 'hgroup', 'hr', 'legend', 'li', 'main', 'nav', 'ol', 'optgroup', 'option', 'p', 'pre', 'section',
   'select', 'summary', 'table', 'tbody', 'td', 'textarea', 'tfoot', 'th', 'thead', 'tr', 'ul', 'button', 'label',
   'input', 'img', 'video', 'audio', 'canvas', 'svg', 'math', 'menu', 'center', 'body', 'head', 'html']);
+// Elements that may hold a page's main content: the simhash votes with the one holding the most prose.
+const CONTAINERS = new Set(['body', 'div', 'section', 'article', 'main', 'td', 'th', 'center', 'blockquote', 'aside',
+  'header', 'footer', 'nav', 'form']);
 // rel values that mean "do not vouch for / follow": nofollow, and Google's finer-grained ugc and
 // sponsored, which are nofollow hints by definition; a polite crawler treats all three alike.
 const NOFOLLOW_RELS = /(?:^|[\t\n\f\r ])(?:nofollow|ugc|sponsored)(?:$|[\t\n\f\r ])/i;
 const CANONICAL_REL = /(?:^|[\t\n\f\r ])canonical(?:$|[\t\n\f\r ])/i;
 
 // What an open element changed, undone when it closes.
-const BLOCK = 1, HIDDEN = 2, BODY = 4, NOSCRIPT = 8, FOREIGN = 16, BOILERPLATE = 32, MAIN = 64;
+const BLOCK = 1, HIDDEN = 2, BODY = 4, NOSCRIPT = 8, FOREIGN = 16, BOILERPLATE = 32, MAIN = 64, CONTAINER = 128;
 
 interface RawLink { href: string; anchor: string; nofollow: boolean; full: boolean }
 
@@ -165,6 +167,7 @@ class PageWalker {
       return;
     }
     if (flags & BLOCK) this.separate();
+    if (flags & CONTAINER) this.digest.closeContainer();
     if (depth === this.anchorDepth) this.endAnchor();
     if (flags & BODY) this.inBody--;
     if (flags & NOSCRIPT) this.quiet--;
@@ -204,6 +207,10 @@ class PageWalker {
     if (BLOCKS.has(name)) {
       flags |= BLOCK;
       this.separate();
+      if (CONTAINERS.has(name)) {
+        flags |= CONTAINER;
+        this.digest.openContainer();
+      }
     }
     switch (name) {
       case 'a': {

@@ -8,9 +8,10 @@ const BOILERPLATE_TAGS = new Set(['nav', 'header', 'footer', 'aside', 'menu', 's
 const BOILERPLATE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'menu', 'menubar']);
 // Words of class names and ids that template authors use for boilerplate, matched as whole words
 // between spaces, '-' and '_' ("site-header", "nav_main", "comments").
+// Bylines and author boxes count too: they are what differs when an article is republished.
 const BOILERPLATE_NAMES = new RegExp('(?:^|[\\s_-])(?:nav|navbar|navigation|menu|menubar|header|masthead|footer|' +
   'sidebar|breadcrumbs?|banner|cookies?|consent|share|sharing|social|related|promo|newsletter|subscribe|' +
-  'comments?|widgets?|pagination|pager|ads?|advert|advertisement|sponsored)(?:$|[\\s_-])', 'i');
+  'comments?|widgets?|pagination|pager|ads?|advert|advertisement|sponsored|byline|author|bio|meta)(?:$|[\\s_-])', 'i');
 // Class names and ids of an article's body ("entry-content", "article-body", id="content").
 const MAIN_NAMES = /(?:^|\s)(?:(?:article|entry|post|story|main)[-_]?(?:body|content|text)|content|main)(?:$|\s)/i;
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { cutUtf8, MAX_TEXT_BYTES, MIN_MAIN_TOKENS, TextDigest } from './text-digest.js';
+import { cutUtf8, MAX_TEXT_BYTES, MIN_BLOCK_TOKENS, MIN_MAIN_TOKENS, TextDigest } from './text-digest.js';
 import { simhash64 } from './simhash.js';
 import { seededRng } from './sample-pages.js';
 
@@ -117,4 +117,38 @@ test('should count a block that is mostly link text as boilerplate', () => {
   e.setLink(false);
   e.push(' for more');
   assert.deepEqual(e.finish().simhash, simhash64(article + ' read the guide for more'));
+});
+
+test('should leave blocks shorter than MIN_BLOCK_TOKENS out of the simhash', () => {
+  const article = words('art', 300);
+  const d = new TextDigest();
+  d.push('By Ada Moreno, May 3, 2020'); // a byline: one short block
+  d.boundary();
+  d.push(article);
+  const out = d.finish();
+  assert.equal(out.simhashTokens, 300);
+  assert.equal(out.tokens, 300 + 6);
+  assert.deepEqual(out.simhash, simhash64(article));
+  assert.ok(MIN_BLOCK_TOKENS > 6 && MIN_BLOCK_TOKENS <= 12);
+});
+
+test('should hash the container holding the most prose, crediting wrapper divs to their parent', () => {
+  const paragraphs = Array.from({ length: 6 }, (_, i) => words(`p${i}w`, 60));
+  const d = new TextDigest();
+  d.openContainer(); // body
+  d.openContainer(); // an unmarked footer-like box with one long paragraph
+  d.push(words('footer', 45));
+  d.boundary();
+  d.closeContainer();
+  d.openContainer(); // the article: each paragraph in a wrapper div of its own
+  for (const p of paragraphs) {
+    d.openContainer();
+    d.push(p);
+    d.boundary();
+    d.closeContainer();
+  }
+  d.closeContainer();
+  const out = d.finish();
+  assert.equal(out.simhashTokens, 360);
+  assert.deepEqual(out.simhash, simhash64(paragraphs.join(' ')));
 });

@@ -132,32 +132,16 @@ export function classify(c: number): number {
 }
 for (let c = 0; c < 0x80; c++) classify(c);
 
-/**
- * How much a token's block counts as page content: 0 boilerplate (navigation, footers, link lists),
- * 1 ordinary content, 2 inside the page's main content element (<main>, <article>).
- */
-export type Level = 0 | 1 | 2;
-
-/**
- * Distinct tokens and their counts at each level (a token counts at its level and every lower one):
- * open addressing, reused across pages so a page allocates nothing.
- */
+/** Distinct tokens and their counts: open addressing, reused across pages so a page allocates nothing. */
 export class FeatureTable {
   keys = new Int32Array(4096);
-  count0 = new Int32Array(4096); // 0: empty slot
-  count1 = new Int32Array(4096);
-  count2 = new Int32Array(4096);
+  counts = new Int32Array(4096); // 0: empty slot
   used = new Int32Array(2048); // occupied slots in insertion order
   size = 0;
-  /** Token occurrences counted at each level. */
-  total0 = 0;
-  total1 = 0;
-  total2 = 0;
 
-  /** Counts one occurrence of the token with this key; returns its slot. */
-  add(key: number, level: Level): number {
+  add(key: number): void {
     let slot = this.find(key);
-    if (this.count0[slot] === 0) {
+    if (this.counts[slot] === 0) {
       // Keep the load under 1/2 so probe chains stay short.
       if (this.size === this.used.length) {
         this.grow();
@@ -166,81 +150,49 @@ export class FeatureTable {
       this.keys[slot] = key;
       this.used[this.size++] = slot;
     }
-    this.count0[slot]++;
-    this.total0++;
-    if (level !== 0) {
-      this.count1[slot]++;
-      this.total1++;
-      if (level === 2) {
-        this.count2[slot]++;
-        this.total2++;
-      }
-    }
-    return slot;
-  }
-
-  /** Takes back the counts above level 0 of an occurrence added at `level`: its block was boilerplate. */
-  demote(slot: number, level: Level): void {
-    if (level === 0) return;
-    this.count1[slot]--;
-    this.total1--;
-    if (level === 2) {
-      this.count2[slot]--;
-      this.total2--;
-    }
+    this.counts[slot]++;
   }
 
   private find(key: number): number {
-    const { keys, count0 } = this;
-    const mask = count0.length - 1;
+    const { keys, counts } = this;
+    const mask = counts.length - 1;
     let slot = mix(key) & mask;
-    while (count0[slot] !== 0 && keys[slot] !== key) slot = (slot + 1) & mask;
+    while (counts[slot] !== 0 && keys[slot] !== key) slot = (slot + 1) & mask;
     return slot;
   }
 
   clear(): void {
-    const { used, count0, count1, count2 } = this;
-    for (let u = 0; u < this.size; u++) {
-      const s = used[u];
-      count0[s] = 0;
-      count1[s] = 0;
-      count2[s] = 0;
-    }
+    const { used, counts } = this;
+    for (let u = 0; u < this.size; u++) counts[used[u]] = 0;
     this.size = 0;
-    this.total0 = this.total1 = this.total2 = 0;
   }
 
   private grow(): void {
-    const { keys, count0, count1, count2, used, size } = this;
+    const { keys, counts, used, size } = this;
     const capacity = keys.length * 2;
     this.keys = new Int32Array(capacity);
-    this.count0 = new Int32Array(capacity);
-    this.count1 = new Int32Array(capacity);
-    this.count2 = new Int32Array(capacity);
+    this.counts = new Int32Array(capacity);
     this.used = new Int32Array(capacity >> 1);
     for (let u = 0; u < size; u++) {
       const s = used[u];
       const slot = this.find(keys[s]);
       this.keys[slot] = keys[s];
-      this.count0[slot] = count0[s];
-      this.count1[slot] = count1[s];
-      this.count2[slot] = count2[s];
+      this.counts[slot] = counts[s];
       this.used[u] = slot;
     }
   }
 
   /**
-   * The 8-byte big-endian simhash of the tokens counted at `level`: each token votes with weight
+   * The 8-byte big-endian simhash of the tokens counted: each token votes with weight
    * 1 + ln(count) (0.3 of that for stopwords) on each of 64 bits; a bit is set when the votes for 1
    * outweigh those for 0. No tokens: all zeros.
    */
-  vote(level: Level): Buffer {
+  vote(): Buffer {
     weighted.fill(0);
     classBits.fill(0);
     classTokens.fill(0);
     let total = 0;
-    const { keys, used, size } = this;
-    const counts = level === 0 ? this.count0 : level === 1 ? this.count1 : this.count2;
+    const { keys, used, size, counts } = this;
     for (let u = 0; u < size; u++) {
       const s = used[u];
       const n = counts[s];

@@ -7,10 +7,10 @@ import { defineProcessor } from '../topology/topology.js';
 import type { Duplicate, SimhashBand } from '../schemas/records.js';
 import { avroValues, stringKey } from '../state-stores/codecs.js';
 import { defineStore, type KeyValueStore } from '../state-stores/key-value-store.js';
-import { hammingDistance } from '../parsing/simhash.js';
+import { hammingDistance, NEAR_DUPLICATE_BITS } from '../parsing/simhash.js';
 import { bandKey } from './simhash-bands.js';
 
-export const NEAR_DUPLICATE_BITS = 3;
+export { NEAR_DUPLICATE_BITS };
 /** Pages kept per band value: a bound on the scan when huge clusters of pages share a band value. */
 const MAX_PER_BAND_VALUE = 64;
 
