@@ -216,3 +216,20 @@ test('should give one article the same simhash under different site templates, a
   assert.notEqual(a.contentHash, b.contentHash);
   assert.deepEqual(a.simhash, b.simhash);
 });
+
+test('should resolve path-absolute hrefs exactly as URL does against the base', () => {
+  const rng = seededRng(5);
+  const parts = ['/', '//', '\\', 'a', '..', '.', '%2e', '?q=1', '#f', '\t', '\n', ' ', '@', ':', '80', 'é', '%zz', '[', '/../', 'x.test', '|'];
+  for (const base of ['http://site.test/dir/page.html?q=1', 'https://site.test:8443/a/b/', 'http://[::1]:9/x', 'http://u:p@site.test/']) {
+    for (let i = 0; i < 3_000; i++) {
+      let href = '/';
+      for (let k = Math.floor(rng() * 6); k > 0; k--) href += parts[Math.floor(rng() * parts.length)];
+      const got = extractPage(`<a href="${href.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">x</a>`, base, 'c').links.map(l => l.url);
+      let want: string[] = [];
+      try {
+        want = [new URL(href, base).href];
+      } catch { /* unparsable: no link */ }
+      assert.deepEqual(got, want, `${JSON.stringify(href)} against ${base}`);
+    }
+  }
+});

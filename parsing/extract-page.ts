@@ -1,6 +1,6 @@
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import { Parser } from 'htmlparser2';
-import { DepthGuardTokenizer } from './depth-guard.js';
+import { PageTokenizer } from './page-tokenizer.js';
 import { isBoilerplate, isMainContent } from './main-content.js';
 import { type Level, TextDigest } from './text-digest.js';
 
@@ -94,7 +94,7 @@ export function extractPage(html: string, pageUrl: string, productToken: string)
  */
 class InPlaceTextParser extends Parser {
   constructor(private readonly walker: PageWalker, private readonly input: string) {
-    super(walker, { Tokenizer: DepthGuardTokenizer, decodeEntities: false });
+    super(walker, { Tokenizer: PageTokenizer, decodeEntities: false });
   }
 
   override ontext(start: number, end: number): void {
@@ -318,8 +318,9 @@ class PageWalker {
     if (base === null || base.protocol === 'data:' || base.protocol === 'javascript:') base = pageBase;
 
     const links = new Map<string, ExtractedLink>();
+    const resolve = resolver(base);
     for (const raw of this.rawLinks.values()) {
-      const url = parseUrl(raw.href, base);
+      const url = resolve(raw.href);
       if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) continue;
       const key = url.href;
       const seen = links.get(key);
@@ -350,6 +351,27 @@ class PageWalker {
 function attr(attribs: Record<string, string>, name: string): string | undefined {
   const value = attribs[name];
   return value !== undefined && value.includes('&') ? decodeHTMLAttribute(value) : value;
+}
+
+/**
+ * Resolves hrefs against `base`. Node's URL parses the base again for every relative URL; a
+ * path-absolute href ("/a/b", the commonest kind) under an http(s) base without credentials is
+ * resolved as the base's origin followed by the href, which the URL parser reads the same way
+ * (tabs and newlines are dropped, backslashes become slashes, dot segments resolve) in one parse.
+ */
+function resolver(base: URL | null): (href: string) => URL | null {
+  if (base === null || (base.protocol !== 'http:' && base.protocol !== 'https:') || base.username !== '' || base.password !== '') {
+    return (href) => parseUrl(href, base);
+  }
+  const origin = `${base.protocol}//${base.host}`;
+  return (href) => {
+    const second = href.charCodeAt(1);
+    // "/x" but not "//host" or "/\host" (scheme-relative), whatever follows.
+    if (href.charCodeAt(0) === 0x2f && second !== 0x2f && second !== 0x5c && second !== 0x09 && second !== 0x0a && second !== 0x0d) {
+      return parseUrl(origin + href, undefined);
+    }
+    return parseUrl(href, base);
+  };
 }
 
 function parseUrl(href: string, base: URL | null | undefined): URL | null {

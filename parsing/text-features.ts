@@ -56,10 +56,12 @@ export function tokenHash64(token: string): [number, number] {
   return keyBits(h);
 }
 
-// Stopword keys in a small open-addressing set: probed once per distinct token.
+// Stopword keys in a small open-addressing set, probed once per distinct token, behind a 64-Kbit
+// filter that turns almost every other token away with one load.
 const STOP_SLOTS = 512;
 const stopKeys = new Int32Array(STOP_SLOTS);
 const stopUsed = new Uint8Array(STOP_SLOTS);
+const stopFilter = new Int32Array(2048);
 for (const w of STOPWORDS) {
   let key = SEED;
   for (let i = 0; i < w.length; i++) key = step(key, w.charCodeAt(i));
@@ -67,10 +69,14 @@ for (const w of STOPWORDS) {
   while (stopUsed[slot] === 1) slot = (slot + 1) & (STOP_SLOTS - 1);
   stopKeys[slot] = key;
   stopUsed[slot] = 1;
+  const bit = mix(key) >>> 16;
+  stopFilter[bit >>> 5] |= 1 << (bit & 31);
 }
 
 function isStopword(key: number): boolean {
-  for (let slot = mix(key) & (STOP_SLOTS - 1); stopUsed[slot] === 1; slot = (slot + 1) & (STOP_SLOTS - 1)) {
+  const m = mix(key);
+  if ((stopFilter[m >>> 21] & (1 << ((m >>> 16) & 31))) === 0) return false;
+  for (let slot = m & (STOP_SLOTS - 1); stopUsed[slot] === 1; slot = (slot + 1) & (STOP_SLOTS - 1)) {
     if (stopKeys[slot] === key) return true;
   }
   return false;
@@ -192,6 +198,8 @@ export class FeatureTable {
     classBits.fill(0);
     classTokens.fill(0);
     let total = 0;
+    // Lanes of the commonest class (non-stopwords seen once) live in locals: no memory traffic.
+    let l0 = 0, l1 = 0, l2 = 0, l3 = 0, l4 = 0, l5 = 0, l6 = 0, l7 = 0, pending = 0;
     const { keys, used, size, counts } = this;
     for (let u = 0; u < size; u++) {
       const s = used[u];
@@ -200,15 +208,27 @@ export class FeatureTable {
       const key = keys[s];
       const ka = fmixA(key), kb = fmixB(key ^ SALT_B);
       const stop = isStopword(key);
-      if (n < COUNT_CLASSES && !stop) {
-        // Tokens of equal count weigh the same: count their bits as integers, weigh them once below.
-        const lane = n * 8;
+      if (n === 1 && !stop) {
+        l0 += SPREAD[ka >>> 24]; l1 += SPREAD[(ka >>> 16) & 255]; l2 += SPREAD[(ka >>> 8) & 255]; l3 += SPREAD[ka & 255];
+        l4 += SPREAD[kb >>> 24]; l5 += SPREAD[(kb >>> 16) & 255]; l6 += SPREAD[(kb >>> 8) & 255]; l7 += SPREAD[kb & 255];
+        if (++pending === 15) { // a 4-bit lane holds 15 votes
+          addLanes(1, l0, l1, l2, l3, l4, l5, l6, l7);
+          l0 = l1 = l2 = l3 = l4 = l5 = l6 = l7 = pending = 0;
+        }
+        classTokens[1]++;
+        continue;
+      }
+      if (n < COUNT_CLASSES) {
+        // Tokens of equal count (and stopword-ness) weigh the same: count their bits as integers,
+        // weigh them once below.
+        const c = stop ? n + COUNT_CLASSES : n;
+        const lane = c * 8;
         classLanes[lane] += SPREAD[ka >>> 24]; classLanes[lane + 1] += SPREAD[(ka >>> 16) & 255];
         classLanes[lane + 2] += SPREAD[(ka >>> 8) & 255]; classLanes[lane + 3] += SPREAD[ka & 255];
         classLanes[lane + 4] += SPREAD[kb >>> 24]; classLanes[lane + 5] += SPREAD[(kb >>> 16) & 255];
         classLanes[lane + 6] += SPREAD[(kb >>> 8) & 255]; classLanes[lane + 7] += SPREAD[kb & 255];
-        classTokens[n]++;
-        if (++classPending[n] === 15) flushLanes(n); // a 4-bit lane holds 15 votes
+        classTokens[c]++;
+        if (++classPending[c] === 15) flushLanes(c);
         continue;
       }
       let w = n < 256 ? LOG_WEIGHT[n] : 1 + Math.log(n);
@@ -219,12 +239,13 @@ export class FeatureTable {
         weighted[32 + j] += w * ((kb >>> (31 - j)) & 1);
       }
     }
-    for (let n = 1; n < COUNT_CLASSES; n++) {
-      if (classTokens[n] === 0) continue;
-      flushLanes(n);
-      const w = LOG_WEIGHT[n];
-      total += w * classTokens[n];
-      for (let j = 0; j < 64; j++) weighted[j] += w * classBits[n * 64 + j];
+    addLanes(1, l0, l1, l2, l3, l4, l5, l6, l7);
+    for (let c = 1; c < 2 * COUNT_CLASSES; c++) {
+      if (classTokens[c] === 0) continue;
+      flushLanes(c);
+      const w = c < COUNT_CLASSES ? LOG_WEIGHT[c] : LOG_WEIGHT[c - COUNT_CLASSES] * STOPWORD_WEIGHT;
+      total += w * classTokens[c];
+      for (let j = 0; j < 64; j++) weighted[j] += w * classBits[c * 64 + j];
     }
     const half = total / 2;
     let hi = 0, lo = 0;
@@ -249,19 +270,25 @@ const SPREAD = new Int32Array(256).map((_, byte) => {
   return lanes;
 });
 const weighted = new Float64Array(64); // per bit: weight of tokens voting 1
-// Tokens occurring fewer than COUNT_CLASSES times (nearly all) are counted per count: eight
-// bit-columns per add in 4-bit lanes, flushed to classBits every 15 tokens.
+// Tokens occurring fewer than COUNT_CLASSES times (nearly all) are counted per class of count
+// and stopword-ness: eight bit-columns per add in 4-bit lanes, flushed to classBits every 15 tokens.
 const COUNT_CLASSES = 16;
-const classLanes = new Int32Array(COUNT_CLASSES * 8);
-const classPending = new Int32Array(COUNT_CLASSES);
-const classBits = new Float64Array(COUNT_CLASSES * 64); // per count and bit: tokens voting 1
-const classTokens = new Float64Array(COUNT_CLASSES);
+const classLanes = new Int32Array(2 * COUNT_CLASSES * 8);
+const classPending = new Int32Array(2 * COUNT_CLASSES);
+const classBits = new Float64Array(2 * COUNT_CLASSES * 64); // per class and bit: tokens voting 1
+const classTokens = new Float64Array(2 * COUNT_CLASSES);
 
-function flushLanes(n: number): void {
+function addLanes(c: number, l0: number, l1: number, l2: number, l3: number, l4: number, l5: number, l6: number, l7: number): void {
+  classLanes[c * 8] += l0; classLanes[c * 8 + 1] += l1; classLanes[c * 8 + 2] += l2; classLanes[c * 8 + 3] += l3;
+  classLanes[c * 8 + 4] += l4; classLanes[c * 8 + 5] += l5; classLanes[c * 8 + 6] += l6; classLanes[c * 8 + 7] += l7;
+  flushLanes(c);
+}
+
+function flushLanes(c: number): void {
   for (let k = 0; k < 8; k++) {
-    const v = classLanes[n * 8 + k];
-    for (let i = 0; i < 8; i++) classBits[n * 64 + 8 * k + 7 - i] += (v >>> (4 * i)) & 15;
-    classLanes[n * 8 + k] = 0;
+    const v = classLanes[c * 8 + k];
+    for (let i = 0; i < 8; i++) classBits[c * 64 + 8 * k + 7 - i] += (v >>> (4 * i)) & 15;
+    classLanes[c * 8 + k] = 0;
   }
-  classPending[n] = 0;
+  classPending[c] = 0;
 }
