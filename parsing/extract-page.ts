@@ -1,6 +1,8 @@
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import { Parser } from 'htmlparser2';
+import { cap, collapse } from './collapse.js';
 import { PageTokenizer } from './page-tokenizer.js';
+import { parseUrl, resolver } from './resolve-links.js';
 import { isBoilerplate, isMainContent } from './main-content.js';
 import { type Level, TextDigest } from './text-digest.js';
 
@@ -353,81 +355,4 @@ function attr(attribs: Record<string, string>, name: string): string | undefined
   return value !== undefined && value.includes('&') ? decodeHTMLAttribute(value) : value;
 }
 
-/**
- * Resolves hrefs against `base`. Node's URL parses the base again for every relative URL; a
- * path-absolute href ("/a/b", the commonest kind) under an http(s) base without credentials is
- * resolved as the base's origin followed by the href, which the URL parser reads the same way
- * (tabs and newlines are dropped, backslashes become slashes, dot segments resolve) in one parse.
- * An absolute http(s) href ignores the base, so it is parsed alone.
- */
-const ABSOLUTE_HTTP = /^https?:\/\//i;
-function resolver(base: URL | null): (href: string) => URL | null {
-  if (base === null || (base.protocol !== 'http:' && base.protocol !== 'https:') || base.username !== '' || base.password !== '') {
-    return (href) => parseUrl(href, base);
-  }
-  const origin = `${base.protocol}//${base.host}`;
-  return (href) => {
-    // An absolute http(s) URL ignores the base: parse it alone.
-    if (ABSOLUTE_HTTP.test(href)) return parseUrl(href, undefined);
-    const second = href.charCodeAt(1);
-    // "/x" but not "//host" or "/\host" (scheme-relative), whatever follows.
-    if (href.charCodeAt(0) === 0x2f && second !== 0x2f && second !== 0x5c && second !== 0x09 && second !== 0x0a && second !== 0x0d) {
-      return parseUrl(origin + href, undefined);
-    }
-    return parseUrl(href, base);
-  };
-}
-
-function parseUrl(href: string, base: URL | null | undefined): URL | null {
-  if (base === null) base = undefined;
-  try {
-    return new URL(href, base);
-  } catch {
-    return null;
-  }
-}
-
-/** Whitespace (any Unicode space, NBSP included) collapsed to single spaces; NULs dropped as a browser does. */
-export function collapse(s: string): string {
-  if (s.includes('\0')) s = s.replace(/\0/g, '');
-  // A hand-written scan: /\s+/g over a page's text costs more than parsing the page.
-  const n = s.length;
-  let i = 0;
-  while (i < n && isSpace(s.charCodeAt(i))) i++;
-  let out = '';
-  let from = i;
-  while (i < n) {
-    const c = s.charCodeAt(i);
-    // Fast paths: printable ASCII, and a single space between printable ASCII.
-    if (c > 0x20 && c < 0xa0) { i++; continue; }
-    if (c === 0x20) {
-      const d = s.charCodeAt(i + 1);
-      if (d > 0x20 && d < 0xa0) { i += 2; continue; }
-    }
-    if (!isSpace(c)) { i++; continue; }
-    let j = i + 1;
-    while (j < n && isSpace(s.charCodeAt(j))) j++;
-    if (j === n) return out + s.slice(from, i);
-    if (c !== 0x20 || j !== i + 1) { // anything but a single plain space gets rewritten
-      out += s.slice(from, i) + ' ';
-      from = j;
-    }
-    i = j;
-  }
-  return out + s.slice(from, n);
-}
-
-/** Exactly the code points JavaScript's \s matches. */
-function isSpace(c: number): boolean {
-  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  if (c < 0xa0) return false;
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
-    c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
-}
-
-/** Truncate to `max` UTF-16 units without splitting a surrogate pair. */
-function cap(s: string, max: number): string {
-  if (s.length <= max) return s;
-  const end = s.charCodeAt(max - 1) >= 0xd800 && s.charCodeAt(max - 1) <= 0xdbff ? max - 1 : max;
-  return s.slice(0, end).trimEnd();
-}
+export { collapse };

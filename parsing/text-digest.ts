@@ -2,34 +2,14 @@
 // collapsed to single spaces, the SHA-1 of the collapsed text, the first 100 KB of it kept, and the
 // tokens of the simhash counted, all in the same loop over each chunk's characters.
 import { createHash, type Hash } from 'node:crypto';
-import { charClass, CJK, classify, DROP, FeatureTable, foldedChar, SEED, SPACE, step, UNKNOWN, WORD } from './text-features.js';
+import { cutUtf8 } from './collapse.js';
+import { type Level, TextBlocks } from './text-blocks.js';
+import { charClass, CJK, classify, DROP, foldedChar, SEED, SPACE, step, UNKNOWN, WORD } from './text-features.js';
 
-/**
- * How much the text that follows counts as the page's content: 0 boilerplate (navigation, headers,
- * footers, sidebars), 1 content, 2 inside the page's main content element (<main>, <article>).
- */
-export type Level = 0 | 1 | 2;
+export { type Level, MIN_BLOCK_TOKENS, MIN_MAIN_TOKENS } from './text-blocks.js';
 
 /** `text` keeps at most this many UTF-8 bytes; length, hash and simhash cover all of it. */
 export const MAX_TEXT_BYTES = 100 * 1024;
-/**
- * Which tokens vote in the simhash. The aim: an article hashes alike under any site's template, so
- * that a republished copy is a near-duplicate of the original, and the votes come from its prose:
- * - a block (text between block-level boundaries) is boilerplate when it sits in a navigation,
- *   header, footer, sidebar or comments element (main-content.ts), when most of its tokens are
- *   link text (menus, related links, tag lists), or when it is shorter than MIN_BLOCK_TOKENS
- *   (titles, bylines, datelines, captions, buttons, copyright lines: short and page-specific);
- * - of the rest, only the blocks inside the best container count: each block credits its
- *   container (a div, td, article...) with twice its tokens and the container's parent with its
- *   tokens, and the container with the most credit wins (prose spread over wrapper divs still
- *   credits their common parent). Inside <main>/<article>, only their blocks compete.
- * Each narrowing applies only if what is left is substantial: at least MIN_MAIN_TOKENS and a fifth
- * of all tokens. Otherwise (stubs, listings whose only prose is a shared intro, link pages) all
- * the text votes, as it did before this selection existed.
- */
-export const MIN_BLOCK_TOKENS = 10;
-export const MIN_MAIN_TOKENS = 100;
-const MIN_MAIN_SHARE = 0.2;
 // Collapsed text is handed to SHA-1 in pieces of about this size: few native calls, bounded strings.
 const FLUSH_CHARS = 16_384;
 
@@ -49,34 +29,6 @@ export interface TextDigestResult {
   tokens: number;
 }
 
-// Reused by the next page (a page that throws midway never returns them: the next one starts clean).
-let spare: Scratch | null = null;
-
-/** Per-page working arrays, reused by the next page. */
-class Scratch {
-  table = new FeatureTable();
-  tokens = new Int32Array(4096); // token keys in text order
-  // Blocks: [first token, end token) of each, its container and its level.
-  blockStart = new Int32Array(256);
-  blockEnd = new Int32Array(256);
-  blockContainer = new Int32Array(256);
-  blockLevel = new Uint8Array(256);
-  // Containers, numbered in document order (0: the document): parent, last descendant
-  // (-1 while open), credit from all content blocks and from main-content blocks.
-  parent = new Int32Array(256);
-  last = new Int32Array(256);
-  credit = new Float64Array(256);
-  mainCredit = new Float64Array(256);
-  openContainers = new Int32Array(64);
-}
-
-function grown<T extends Int32Array | Uint8Array | Float64Array>(a: T, need: number): T {
-  if (need < a.length) return a;
-  const out = new (a.constructor as new (n: number) => T)(Math.max(need + 1, a.length * 2));
-  out.set(a);
-  return out;
-}
-
 export class TextDigest {
   private readonly hash: Hash | null;
   // Tokenizer state, carried across chunks: "<b>a</b>b" is one word.
@@ -92,26 +44,12 @@ export class TextDigest {
   private length = 0;
   private kept = '';
   private keptBytes = 0;
-  private readonly scratch: Scratch;
-  private tokenCount = 0;
-  private blockCount = 0;
-  private blockFirst = 0; // first token of the current block
-  private blockLinkTokens = 0;
-  private containerCount = 1;
-  private depth = 1; // open containers, the document included
+  private readonly blocks = TextBlocks.acquire();
   private level: Level = 1;
   private inLink = false;
 
   /** `withText` false: only the simhash (no hash, no kept text). */
   constructor(private readonly withText = true) {
-    // A page that throws midway never gives its scratch back: the next page starts clean.
-    this.scratch = spare ?? new Scratch();
-    spare = null;
-    this.scratch.parent[0] = 0;
-    this.scratch.last[0] = -1;
-    this.scratch.credit[0] = 0;
-    this.scratch.mainCredit[0] = 0;
-    this.scratch.openContainers[0] = 0;
     this.hash = withText ? createHash('sha1') : null;
   }
 
@@ -124,25 +62,12 @@ export class TextDigest {
 
   /** An element that may hold the page's main content opens (after its boundary()). */
   openContainer(): void {
-    const sc = this.scratch;
-    const id = this.containerCount++;
-    sc.parent = grown(sc.parent, id);
-    sc.last = grown(sc.last, id);
-    sc.credit = grown(sc.credit, id);
-    sc.mainCredit = grown(sc.mainCredit, id);
-    sc.parent[id] = sc.openContainers[this.depth - 1];
-    sc.last[id] = -1;
-    sc.credit[id] = 0;
-    sc.mainCredit[id] = 0;
-    sc.openContainers = grown(sc.openContainers, this.depth);
-    sc.openContainers[this.depth++] = id;
+    this.blocks.openContainer();
   }
 
   /** The innermost open container closes (after its boundary()). */
   closeContainer(): void {
-    if (this.depth <= 1) return; // the document itself stays open
-    const id = this.scratch.openContainers[--this.depth];
-    this.scratch.last[id] = this.containerCount - 1;
+    this.blocks.closeContainer();
   }
 
   /** Whether the text that follows is link text. */
@@ -236,10 +161,10 @@ export class TextDigest {
     this.endWord();
     this.endBlock();
     this.flush();
-    const { level, tokens } = this.select();
-    const simhash = this.scratch.table.vote();
-    this.scratch.table.clear();
-    spare = this.scratch;
+    const { level, tokens } = this.blocks.select();
+    const simhash = this.blocks.table.vote();
+    const all = this.blocks.tokenCount;
+    this.blocks.release();
     return {
       text: this.keptBytes > MAX_TEXT_BYTES ? cutUtf8(this.kept, MAX_TEXT_BYTES) : this.kept,
       textLength: this.length,
@@ -247,46 +172,8 @@ export class TextDigest {
       simhash,
       simhashLevel: level,
       simhashTokens: tokens,
-      tokens: this.tokenCount,
+      tokens: all,
     };
-  }
-
-  /** Counts the tokens that vote into the table (see MIN_BLOCK_TOKENS for which). */
-  private select(): { level: Level; tokens: number } {
-    const sc = this.scratch;
-    const all = this.tokenCount;
-    const enough = (n: number) => n >= MIN_MAIN_TOKENS && n >= all * MIN_MAIN_SHARE;
-    let content = 0, main = 0;
-    for (let b = 0; b < this.blockCount; b++) {
-      const n = sc.blockEnd[b] - sc.blockStart[b];
-      if (sc.blockLevel[b] >= 1) content += n;
-      if (sc.blockLevel[b] === 2) main += n;
-    }
-    const level: Level = enough(main) ? 2 : enough(content) ? 1 : 0;
-    let from = 0, to = this.containerCount - 1; // containers whose blocks vote: the whole document
-    if (level > 0) {
-      const credit = level === 2 ? sc.mainCredit : sc.credit;
-      let best = 0;
-      for (let c = 1; c < this.containerCount; c++) if (credit[c] > credit[best]) best = c;
-      const last = sc.last[best] < 0 ? this.containerCount - 1 : sc.last[best];
-      let inside = 0;
-      for (let b = 0; b < this.blockCount; b++) {
-        const c = sc.blockContainer[b];
-        if (sc.blockLevel[b] >= level && c >= best && c <= last) inside += sc.blockEnd[b] - sc.blockStart[b];
-      }
-      if (enough(inside)) {
-        from = best;
-        to = last;
-      }
-    }
-    let voted = 0;
-    for (let b = 0; b < this.blockCount; b++) {
-      const c = sc.blockContainer[b];
-      if (sc.blockLevel[b] < level || c < from || c > to) continue;
-      for (let t = sc.blockStart[b]; t < sc.blockEnd[b]; t++) sc.table.add(sc.tokens[t]);
-      voted += sc.blockEnd[b] - sc.blockStart[b];
-    }
-    return { level, tokens: voted };
   }
 
   private emit(s: string, from: number, to: number): void {
@@ -331,41 +218,11 @@ export class TextDigest {
   }
 
   private token(key: number): void {
-    const sc = this.scratch;
-    if (this.tokenCount === sc.tokens.length) sc.tokens = grown(sc.tokens, this.tokenCount);
-    sc.tokens[this.tokenCount++] = key;
-    if (this.inLink) this.blockLinkTokens++;
+    this.blocks.token(key, this.inLink);
   }
 
   private endBlock(): void {
-    const n = this.tokenCount - this.blockFirst;
-    if (n === 0) return;
-    const sc = this.scratch;
-    const b = this.blockCount++;
-    if (b === sc.blockStart.length) {
-      sc.blockStart = grown(sc.blockStart, b);
-      sc.blockEnd = grown(sc.blockEnd, b);
-      sc.blockContainer = grown(sc.blockContainer, b);
-      sc.blockLevel = grown(sc.blockLevel, b);
-    }
-    const container = sc.openContainers[this.depth - 1];
-    // Mostly link text (menus, related links, tags) or too short to be prose: boilerplate.
-    const level: Level = this.blockLinkTokens * 2 > n || n < MIN_BLOCK_TOKENS ? 0 : this.level;
-    sc.blockStart[b] = this.blockFirst;
-    sc.blockEnd[b] = this.tokenCount;
-    sc.blockContainer[b] = container;
-    sc.blockLevel[b] = level;
-    if (level > 0) {
-      const parent = sc.parent[container];
-      sc.credit[container] += 2 * n;
-      if (container !== 0) sc.credit[parent] += n;
-      if (level === 2) {
-        sc.mainCredit[container] += 2 * n;
-        if (container !== 0) sc.mainCredit[parent] += n;
-      }
-    }
-    this.blockFirst = this.tokenCount;
-    this.blockLinkTokens = 0;
+    this.blocks.endBlock(this.level);
   }
 }
 
@@ -382,11 +239,4 @@ function isText(c: number): boolean {
   return k !== SPACE && k !== DROP;
 }
 
-/** The longest prefix of `s` whose UTF-8 fits in `maxBytes`, never splitting a character. */
-export function cutUtf8(s: string, maxBytes: number): string {
-  const bytes = Buffer.from(s, 'utf8');
-  if (bytes.length <= maxBytes) return s;
-  let end = maxBytes;
-  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--; // bytes[end] continues a character: back off
-  return bytes.toString('utf8', 0, end);
-}
+export { cutUtf8 };
