@@ -10,7 +10,8 @@ import type { ParserModule } from '../parsing/parser-module.js';
 import type { ParsePool } from '../parsing/parse-pool.js';
 import { hostKey } from '../url/canonicalize.js';
 
-export const PARSER_VERSION = 'parse/1';
+/** On every parsed row; parse/2: one streaming pass, visible text, simhash over the main content. */
+export const PARSER_VERSION = 'parse/2';
 /**
  * Only the first 1 MB of a page is parsed: parsing is synchronous, and a 10 MB page would hold
  * the event loop (timers, sockets, commits of every task) for seconds; 1 MB costs ~150 ms.
@@ -65,7 +66,11 @@ export class Parse implements Processor<In, Out> {
     let a: BodyAnalysis;
     if (this.options.pool) {
       // A worker that died takes its pages with it: parse them here rather than lose them.
-      a = await this.options.pool.analyze(input).catch(() => analyzeBody(input, this.options.parserModule));
+      a = await this.options.pool.analyze(input).catch((err: Error) => {
+        ctx.metrics.count('parse-worker-failures');
+        ctx.log.warn(`parse: a worker thread failed on ${r.url} (${err.message}); parsed in the main thread instead`);
+        return analyzeBody(input, this.options.parserModule);
+      });
     } else {
       a = analyzeBody(input, this.options.parserModule);
     }
@@ -107,7 +112,7 @@ export class Parse implements Processor<In, Out> {
 
 export const parseProcessor = defineProcessor({
   name: 'parse',
-  description: 'cheerio over htmlparser2: title, canonical, meta robots, links (base href, nofollow), text length, content hash, 64-bit simhash; redirects re-enter as discovered URLs.',
+  description: 'One streaming htmlparser2 pass: title, canonical, meta robots, links (base href, nofollow), visible text, content hash, 64-bit simhash of the main content; redirects re-enter as discovered URLs.',
   inputs,
   outputs,
   stores: [],
