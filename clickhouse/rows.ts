@@ -80,6 +80,15 @@ export function fetchRows(f: FetchResult, robots: RobotsAnalyzer, productToken: 
     body_encoding: str(f.body_encoding),
     header_names: headers.map(([k]) => str(k)),
     header_values: headers.map(([, v]) => str(v)),
+    changed: f.changed ? 1 : 0,
+    etag: str(f.etag),
+    last_modified: str(f.last_modified),
+    priority: Number.isFinite(f.priority) ? f.priority : 0,
+    recrawl_interval_ms: uint(f.recrawl_interval_ms, MAX_SAFE),
+    next_due_at_ms: uint(f.next_due_at, MAX_SAFE),
+    render_error: str(f.render_error),
+    subrequest_urls: (f.subrequests ?? []).map((r) => str(r.url)),
+    subrequest_outcomes: (f.subrequests ?? []).map((r) => str(r.outcome)),
   };
   const rows = [sized('fetches', row)];
   if (f.kind === 'robots') rows.push(sized('robots', robotsRow(f, robots, productToken)));
@@ -159,6 +168,7 @@ export function parsedRow(p: ParsedPage): Record<string, unknown> {
     link_hosts: links.map((l) => hostOf(l.url)),
     link_anchors: links.map((l) => str(l.anchor)),
     link_nofollow: links.map((l) => (l.nofollow ? 1 : 0)),
+    text: utf8Prefix(str(p.text), MAX_TEXT_BYTES),
   };
 }
 
@@ -260,4 +270,16 @@ function refusedRow(f: FetchResult): SkippedUrl {
     url: f.url, host: f.host, reason: 'network-policy', detail: f.error.slice(f.error.indexOf(':') + 1).trim(), depth: f.depth,
     source_url: f.source_url, decided_at: f.started_at,
   };
+}
+
+/** Page text is searchable, bounded: 100 KB of UTF-8 at most, cut at a character boundary. */
+const MAX_TEXT_BYTES = 100 * 1024;
+
+function utf8Prefix(s: string, maxBytes: number): string {
+  if (s.length * 3 <= maxBytes || Buffer.byteLength(s) <= maxBytes) return s;
+  let cut = Math.min(s.length, maxBytes);
+  while (cut > 0 && Buffer.byteLength(s.slice(0, cut)) > maxBytes) cut = Math.floor(cut * 0.9);
+  // Never end on the first half of a surrogate pair.
+  if (cut > 0 && /[\uD800-\uDBFF]/.test(s[cut - 1])) cut--;
+  return s.slice(0, cut);
 }

@@ -61,7 +61,7 @@ ANY LEFT JOIN (
 // stand for the aggregates themselves.
 const LATEST = 'k';
 
-export function pagesView(db: string): string {
+export function pagesViewV2(db: string): string {
   return `CREATE VIEW IF NOT EXISTS pages AS
 SELECT url, final_url, host, status, depth, fetched_at, bytes, content_hash, simhash,
   tupleElement(dup, 1) AS duplicate_of, tupleElement(dup, 2) AS duplicate_kind, title, error
@@ -95,4 +95,68 @@ ANY LEFT JOIN (
   FROM ${db}.duplicates FINAL
   GROUP BY fetch_id, log_id
 ) AS dups USING (fetch_id, log_id)`;
+}
+
+// Version 4: the latest outcome per URL (status, time, error of its latest fetch) with its latest
+// CONTENT: a 304 leaves the content of the last fetch that had a body current, as a conditional
+// refetch should. Content comes from the URL's latest parse; its duplicate finding from that parse's fetch.
+export function pagesView(db: string): string {
+  return `CREATE VIEW IF NOT EXISTS pages AS
+SELECT url, final_url, host, status, depth, fetched_at, bytes, content_hash, simhash,
+  tupleElement(dup, 1) AS duplicate_of, tupleElement(dup, 2) AS duplicate_kind, title, error, content_type, text
+FROM (
+  SELECT url, final_url, host, status, depth, fetched_at, bytes, error, fetch_id, log_id, content_hash, simhash, title, content_type, text
+  FROM (
+    SELECT url,
+      argMax(final_url, ${LATEST}) AS final_url,
+      argMax(host, ${LATEST}) AS host,
+      argMax(status, ${LATEST}) AS status,
+      argMax(depth, ${LATEST}) AS depth,
+      argMax(started_at, ${LATEST}) AS fetched_at,
+      argMax(bytes, ${LATEST}) AS bytes,
+      argMax(error, ${LATEST}) AS error
+    FROM (
+      SELECT url, final_url, host, status, depth, started_at, bytes, error, tuple(started_at_ms, log_id, fetch_id) AS k
+      FROM ${db}.fetches FINAL
+      WHERE kind = 'page'
+    ) AS attempts
+    GROUP BY url
+  ) AS latest
+  ANY LEFT JOIN (
+    SELECT url,
+      argMax(fetch_id, ${LATEST}) AS fetch_id,
+      argMax(log_id, ${LATEST}) AS log_id,
+      argMax(content_hash, ${LATEST}) AS content_hash,
+      argMax(simhash, ${LATEST}) AS simhash,
+      argMax(title, ${LATEST}) AS title,
+      argMax(content_type, ${LATEST}) AS content_type,
+      argMax(text, ${LATEST}) AS text
+    FROM (
+      SELECT url, fetch_id, log_id, content_hash, simhash, title, content_type, text, tuple(fetched_at_ms, log_id, fetch_id) AS k
+      FROM ${db}.parsed_pages FINAL
+    ) AS parses
+    GROUP BY url
+  ) AS content USING (url)
+) AS page
+ANY LEFT JOIN (
+  SELECT fetch_id, log_id, argMin(tuple(duplicate_of, kind), tuple(duplicate_of_fetched_at_ms, duplicate_of)) AS dup
+  FROM ${db}.duplicates FINAL
+  GROUP BY fetch_id, log_id
+) AS dups USING (fetch_id, log_id)`;
+}
+
+// How each URL changes under --recrawl: fetches and changes seen, and the scheduler's interval and
+// due time as the URL's latest fetch record carried them.
+export function urlFreshnessView(db: string): string {
+  return `CREATE VIEW IF NOT EXISTS url_freshness AS
+SELECT url, host, fetches, changes, last_fetched_at, if(changes > 0, toDateTime(intDiv(last_changed_ms, 1000)), toDateTime(0)) AS last_changed_at,
+  intDiv(interval_ms, 1000) AS interval_s, if(due_ms > 0, toDateTime(intDiv(due_ms, 1000)), toDateTime(0)) AS next_due_at
+FROM (
+  SELECT url, any(host) AS host, count() AS fetches, sum(changed) AS changes, max(started_at) AS last_fetched_at,
+    maxIf(started_at_ms, changed = 1) AS last_changed_ms,
+    argMax(recrawl_interval_ms, started_at_ms) AS interval_ms, argMax(next_due_at_ms, started_at_ms) AS due_ms
+  FROM ${db}.fetches FINAL
+  WHERE kind = 'page' AND (status = 304 OR (status >= 200 AND status < 300))
+  GROUP BY url
+) AS per_url`;
 }

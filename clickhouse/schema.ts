@@ -22,7 +22,7 @@
 import type { Logger } from '../engine/api.js';
 import type { ClickHouse } from './connection.js';
 import { sqlString } from './connection.js';
-import { linksView, linksViewV1, pagesView, pagesViewV1 } from './schema-views.js';
+import { linksView, linksViewV1, pagesView, pagesViewV1, pagesViewV2, urlFreshnessView } from './schema-views.js';
 
 export interface Migration {
   version: number;
@@ -45,6 +45,21 @@ export const SOURCE_COLUMNS = `
   src_offset UInt64,
   version UInt64,
   sunk_at DateTime`;
+
+/** Added in version 4: how the URL changes and when it is due again (--recrawl). */
+const FRESHNESS_COLUMNS = `
+  changed UInt8,
+  etag String,
+  last_modified String,
+  priority Float64,
+  recrawl_interval_ms UInt64,
+  next_due_at_ms UInt64`;
+
+/** Added in version 4: what a rendering browser did (--render). */
+const RENDER_COLUMNS = `
+  render_error String,
+  subrequest_urls Array(String),
+  subrequest_outcomes Array(String)`;
 
 const FETCHES_COLUMNS = `
   fetch_id String,
@@ -76,7 +91,7 @@ const FETCHES_COLUMNS = `
   remote_address String,
   body_encoding String,
   header_names Array(String),
-  header_values Array(String),`;
+  header_values Array(String),${FRESHNESS_COLUMNS},${RENDER_COLUMNS},`;
 
 const PARSED_PAGES_COLUMNS = `
   fetch_id String,
@@ -102,7 +117,8 @@ const PARSED_PAGES_COLUMNS = `
   link_urls Array(String),
   link_hosts Array(String),
   link_anchors Array(String),
-  link_nofollow Array(UInt8),`;
+  link_nofollow Array(UInt8),
+  text String,`;
 
 const ROBOTS_COLUMNS = `
   fetch_id String,
@@ -181,7 +197,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'log_id in the key of every crawl table: two crawls into one database keep each other\'s rows',
     async apply(ch) {
       for (const t of TABLES.filter((t) => t.since < LOG_KEYED_SINCE)) await addLogIdToKey(ch, t);
-      for (const [name, create] of [['links', linksView], ['pages', pagesView]] as const) {
+      for (const [name, create] of [['links', linksView], ['pages', pagesViewV2]] as const) {
         await ch.command(`DROP TABLE IF EXISTS ${name}`); // 18.16 has no DROP VIEW
         await ch.command(create(ch.database));
       }
@@ -192,7 +208,32 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'skipped: URLs the crawler decided not to fetch, and why',
     statements: () => [createTable(table('skipped'), true)],
   },
+  {
+    version: 4,
+    name: 'freshness and rendering: fetches gain changed, validators, interval and due time, what a browser fetched; pages gain content_type and text (latest content, also after a 304); view url_freshness',
+    async apply(ch) {
+      await addColumns(ch, 'fetches', `${FRESHNESS_COLUMNS},${RENDER_COLUMNS}`);
+      await addColumns(ch, 'parsed_pages', 'text String');
+      for (const [name, create] of [['pages', pagesView], ['url_freshness', urlFreshnessView]] as const) {
+        await ch.command(`DROP TABLE IF EXISTS ${name}`); // 18.16 has no DROP VIEW
+        await ch.command(create(ch.database));
+      }
+    },
+  },
 ];
+
+/** Adds the columns a table lacks (18.16 has no ADD COLUMN IF NOT EXISTS). */
+async function addColumns(ch: ClickHouse, tableName: string, columns: string): Promise<void> {
+  for (const line of columns.split(',').map((c) => c.trim()).filter(Boolean)) {
+    const name = line.split(/\s+/)[0];
+    if (await hasColumn(ch, tableName, name)) continue;
+    try {
+      await ch.command(`ALTER TABLE ${tableName} ADD COLUMN ${line}`);
+    } catch (err) {
+      if (!(await hasColumn(ch, tableName, name))) throw err; // another process added it first
+    }
+  }
+}
 
 /** The rows of existing parts keep log_id '': they cannot be told apart after the fact. */
 async function addLogIdToKey(ch: ClickHouse, t: TableDef): Promise<void> {
@@ -230,6 +271,7 @@ const CURRENT_TABLES = TABLES.map((t) => ({ name: t.name, since: t.since, create
 const CURRENT_VIEWS = [
   { name: 'links', since: 1, create: linksView },
   { name: 'pages', since: 1, create: pagesView },
+  { name: 'url_freshness', since: 4, create: urlFreshnessView },
 ];
 
 const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -24,7 +24,7 @@ export function parsedPage(overrides: Partial<ParsedPage> = {}): ParsedPage {
     fetch_id: 'a.test#1', url, host: new URL(url).host, depth: 0, status: 200, final_url: url,
     fetched_at: Date.UTC(2026, 0, 1, 12, 0, 0), content_type: 'text/html', title: 'A page', canonical: '', lang: 'en',
     meta_noindex: false, meta_nofollow: false, text_length: 500, content_hash: sha1(url), simhash: simhashOf(url),
-    links: [], parser_version: 'test-1', error: '',
+    links: [], parser_version: 'test-1', error: '', text: '',
     ...overrides,
   };
 }

@@ -42,7 +42,8 @@ class Fetch implements Processor<In, Out> {
     // Restart guard: a request released before this task started may have been in flight when the
     // previous process died, and the server may have seen it. Waiting one host delay from our start
     // keeps the gap at the server at least that delay.
-    if (record.timestamp < this.startedAt) {
+    const releasedAt = Math.min(record.timestamp, request.released_at || record.timestamp);
+    if (releasedAt < this.startedAt) {
       const wait = this.startedAt + request.delay_ms - ctx.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     }

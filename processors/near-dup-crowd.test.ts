@@ -24,7 +24,7 @@ function page(i: number, simhash: Buffer, contentHash: string): ParsedPage {
   return {
     fetch_id: `${host}#${i}`, url, host, depth: 1, status: 200, final_url: url, fetched_at: 1_000 + 10 * i,
     content_type: 'text/html', title: 't', canonical: '', lang: '', meta_noindex: false, meta_nofollow: false,
-    text_length: 4000, content_hash: contentHash, simhash, links: [], parser_version: 'parse/2', error: '',
+    text_length: 4000, content_hash: contentHash, simhash, links: [], parser_version: 'parse/2', error: '', text: '',
   };
 }
 

@@ -17,7 +17,7 @@ function page(url: string, simhash: Buffer, fetchedAt: number, over: Partial<Par
   return {
     fetch_id: `${host}#${fetchedAt}`, url, host, depth: 1, status: 200, final_url: url, fetched_at: fetchedAt,
     content_type: 'text/html', title: 't', canonical: '', lang: '', meta_noindex: false, meta_nofollow: false,
-    text_length: 4000, content_hash: `hash-of-${url}`, simhash, links: [], parser_version: 'parse/1', error: '', ...over,
+    text_length: 4000, content_hash: `hash-of-${url}`, simhash, links: [], parser_version: 'parse/1', error: '', text: '', ...over,
   };
 }
 

@@ -84,7 +84,7 @@ export class Parse implements Processor<In, Out> {
       fetched_at: r.started_at, content_type: r.content_type, title: a.title, canonical: a.canonical, lang: a.lang,
       meta_noindex: a.metaNoindex, meta_nofollow: a.metaNofollow, text_length: a.textLength, content_hash: a.contentHash,
       simhash: Buffer.from(a.simhash.buffer, a.simhash.byteOffset, a.simhash.byteLength), links: a.links,
-      parser_version: this.options.parserVersion, error: a.error,
+      parser_version: this.options.parserVersion, error: a.error, text: a.text,
     };
     ctx.forward('parsed', r.host, page);
     if (a.kind !== 'html' || a.metaNofollow) return;

@@ -133,6 +133,8 @@ export interface ParsedPage {
   links: Link[];
   parser_version: string;
   error: string;
+  /** The visible (or extracted) text, at most 100 KB of UTF-8. */
+  text: string;
 }
 
 export interface SimhashBand {

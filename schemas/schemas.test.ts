@@ -44,7 +44,7 @@ const parsed: ParsedPage = {
   meta_noindex: true, meta_nofollow: true, text_length: 1234, content_hash: 'a'.repeat(40),
   simhash: Buffer.from('0123456789abcdef', 'hex'),
   links: [{ url: 'http://b.test/', anchor: 'B', nofollow: false }, { url: 'http://c.test/', anchor: 'C', nofollow: true }],
-  parser_version: 'parse/1', error: 'stored-body: corrupt',
+  parser_version: 'parse/1', error: 'stored-body: corrupt', text: 'About us, and more',
 };
 const band: SimhashBand = {
   band: 2, url: 'http://a.test/about', host: 'a.test', fetch_id: 'a.test#17', simhash: Buffer.from('0123456789abcdef', 'hex'),
