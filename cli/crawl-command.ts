@@ -9,6 +9,8 @@ import { formatProgress, formatSummary, stderrLogger } from './progress.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
 
 export const DEFAULT_DATA_DIR = 'crawl-data';
+/** The crawl ran to its end, but log damage lost records before they were processed. */
+export const LOST_RECORDS_EXIT = 3;
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {
@@ -19,6 +21,7 @@ export async function run(argv: string[]): Promise<number> {
     partitions: { type: 'string' },
     'clickhouse-url': { type: 'string' },
     quiet: { type: 'boolean' },
+    'reset-state': { type: 'boolean' },
     ...MODULE_FLAGS,
   });
   const modules = await loadModules(values);
@@ -62,6 +65,7 @@ export async function run(argv: string[]): Promise<number> {
       seeds,
       partitions: intOption(values, 'partitions', 1),
       clickhouseUrl: values['clickhouse-url'] as string | undefined,
+      resetState: values['reset-state'] === true,
       ...modules,
       log,
       signal: abort.signal,
@@ -73,7 +77,15 @@ export async function run(argv: string[]): Promise<number> {
       },
     });
     process.stdout.write(formatSummary(summary, dataDir) + '\n');
-    return 0;
+    if (summary.lostRecords === 0) return 0;
+    // Records lost before a processor saw them are missing from the crawl's results: a script must
+    // notice. Records every processor had already handled only shorten a later replay.
+    const before = summary.lostUnprocessed;
+    process.stdout.write(
+      `log damage: ${summary.lostRecords} records of ${dataDir}/log cannot be read (see the warnings above); ` +
+        (before ? `${before} of them were lost before every processor had handled them, so this crawl's results are incomplete\n` : 'every processor had handled them already\n'),
+    );
+    return before ? LOST_RECORDS_EXIT : 0;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

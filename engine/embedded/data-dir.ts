@@ -37,7 +37,7 @@ const identityPath = (dataDir: string) => join(dataDir, 'log', 'IDENTITY');
 export function resetHint(dataDir: string): string {
   return (
     `Choose: restore ${join(dataDir, 'state')} from a backup and run again, or run \`crawlstream crawl ... --data-dir ${dataDir} --reset-state\` ` +
-    `to set the old log and state aside (under ${join(dataDir, 'aside-<UTC time>')}) and start a new log from the seeds; ClickHouse keeps its rows.`
+    `to set the old log and state aside (under ${join(dataDir, 'aside-<UTC time>')}) and start a new log from the seeds (ClickHouse is not touched).`
   );
 }
 
