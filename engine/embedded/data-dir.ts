@@ -51,7 +51,8 @@ export function checkBeforeState(dataDir: string): DataDirFindings {
   if (!existsSync(join(dataDir, 'state', 'CURRENT')) && findings.logHasRecords) {
     throw new DataDirRefusal(
       `${dataDir} holds a log (${describe(findings.identity)}) but its state ${join(dataDir, 'state')} is missing, so where each processor ` +
-        `stood in the log is unknown: running on would fetch every URL again and write nothing new to ClickHouse. ${resetHint(dataDir)}`,
+        `stood in the log is unknown: running on would redo everything the log holds (a crawl fetches every URL again) while ` +
+        `sinks keyed by the log identity write nothing new. ${resetHint(dataDir)}`,
     );
   }
   return findings;
@@ -73,7 +74,7 @@ export async function settleIdentity(db: StateDb, dataDir: string, found: DataDi
     if (found.logHasRecords) {
       throw new DataDirRefusal(
         `the state in ${state} holds no log identity (it was recreated, or its write-ahead log was lost) while ${join(dataDir, 'log')} holds ` +
-          `records (${describe(identity)}): where each processor stood is unknown, and running on would fetch every URL again. ${resetHint(dataDir)}`,
+          `records (${describe(identity)}): where each processor stood is unknown, and running on would redo everything the log holds. ${resetHint(dataDir)}`,
       );
     }
     // A new data directory, or one whose creation stopped between the identity file and the state.

@@ -7,6 +7,7 @@ import type { Logger } from '../api.js';
 import { EmbeddedRuntime } from '../embedded/embedded-runtime.js';
 import type { PartitionLog } from '../embedded/partition-log.js';
 import type { DamageSummary } from '../embedded/log-damage.js';
+import { checkBeforeState } from '../embedded/data-dir.js';
 import type { ReplayPlan } from './replay-plan.js';
 import { copiedAway, readScaleEvents } from '../scale/scale-history.js';
 import { ProgressMeter, type ReplayProgress } from './replay-progress.js';
@@ -31,6 +32,8 @@ export interface EmbeddedReplayResult extends ReplayProgress {
 export async function runEmbeddedReplay<S>(o: EmbeddedReplayOptions<S>): Promise<EmbeddedReplayResult> {
   const { plan } = o;
   const groupOf = (processor: string) => `replay-${plan.id}.${processor}`;
+  // Reading the scale history opens the state: a missing one must be refused before that creates it.
+  checkBeforeState(o.dataDir);
   const scaleEvents = await readScaleEvents(o.dataDir);
   const start = (topic: string, log: PartitionLog) =>
     topic !== plan.from ? log.start : Math.min(log.end, Math.max(log.start, o.since !== undefined ? log.offsetForTime(o.since) : (o.fromOffset ?? log.start)));
