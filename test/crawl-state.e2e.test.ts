@@ -1,12 +1,14 @@
 // A crawl whose state was lost (deleted, or its write-ahead log cut short) refuses to run: it would
 // otherwise fetch every URL again while writing nothing new to ClickHouse. With --reset-state it sets
 // the old log and state aside, starts a new log from the seeds, and ClickHouse keeps what it had.
-// A damaged log segment is reported, not silently cut.
+// A damaged log segment is reported, not silently cut; the crawl exits 3 when the damage took records
+// a processor had not handled yet.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Level } from 'level';
 import { startSyntheticWeb, type SyntheticWeb, type WebRequest } from '../test-web/synthetic-web.js';
 import { query, runCli } from './support/cli.js';
 import { assertPolite, canonicalOf } from './support/crawl-checks.js';
@@ -90,5 +92,19 @@ describe('a crawl whose state is lost', () => {
     assert.equal(run.code, 0, 'every processor had handled the lost records: a warning suffices');
     assert.match(run.stderr, /log damage: fetched\/0 offsets \d+\.\.\d+ \(\d+ records\) cannot be read: \d+\.log is \d+ bytes long where the state records \d+ \(cut short\); every reader had processed them already/);
     assert.match(run.stdout, /log damage: \d+ records of \S+ cannot be read .*every processor had handled them already/);
+  });
+
+  it('should exit 3 when damage took records a processor had not handled yet, after doing all else', async () => {
+    // The sink is sent back to the start of fetched/0, behind the range the last test cut off.
+    const db = new Level<string, string>(join(dataDir, 'state'));
+    await db.put('p!sink!fetched!0', JSON.stringify({ base: 0, done: [] }));
+    await db.close();
+    const run = await runCli(embeddedCrawlArgs(web, dataDir));
+    assert.equal(run.code, 3, run.stderr);
+    const lost = /log damage: fetched\/0 offsets \d+\.\.\d+ \((\d+) records\) cannot be read: .*not yet processed by sink \((\d+)\): skipped/.exec(run.stderr);
+    assert.ok(lost, run.stderr);
+    assert.equal(lost[1], lost[2]);
+    assert.match(run.stdout, new RegExp(`^crawled \\d+ pages`, 'm'));
+    assert.match(run.stdout, new RegExp(`${lost[1]} of them were lost before every processor had handled them, so this crawl's results are incomplete`));
   });
 });
