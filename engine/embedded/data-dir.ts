@@ -138,7 +138,8 @@ function readIdentity(dataDir: string): LogIdentity | undefined {
   if (!existsSync(path)) return undefined;
   let parsed: Partial<LogIdentity> | undefined;
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<LogIdentity>;
+    // A few dozen bytes when crawlstream wrote it: anything large is not ours, and is not read whole.
+    if (statSync(path).size <= 4096) parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<LogIdentity>;
   } catch {
     parsed = undefined;
   }

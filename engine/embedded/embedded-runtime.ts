@@ -283,14 +283,17 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
     task.restoring();
     const group = this.group(task.node.name);
     const positions = new Map();
+    let lost = 0;
     for (const topic of task.node.inputs) {
       const stored = await readPosition(this.db, group, topic, task.partition);
       const log = this.log(topic, task.partition);
       const { position, skipped } = this.damage.passOver(group, log, stored ?? { base: this.options.startAt?.(group, topic, log) ?? log.start, done: [] });
-      if (skipped) task.metrics.count('lost-records', skipped);
+      lost += skipped;
       positions.set(topic, position);
     }
     await task.start(positions, await readCounters(this.db, group, task.partition));
+    // Counted once the stored totals are back, so that they add up across runs.
+    if (lost) task.metrics.count('lost-records', lost);
   }
 
   private pumpSoon(task: StreamTask<S>): void {

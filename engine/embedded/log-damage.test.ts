@@ -73,6 +73,24 @@ describe('embedded runtime over a damaged log', () => {
     assert.match(again.warnings.join('\n'), /every reader had processed them already/);
     assert.equal(await counted(second), WORDS - lost, 'nothing counted twice');
     await second.stop();
+
+    // More words, and damage again: the lost-records total adds up across runs.
+    const more = await open(dataDir, undefined, ['split']);
+    await more.start();
+    for (let i = LINES; i < LINES + 50; i++) await more.produce('lines', `doc${i}`, corpusLine(i));
+    await more.whenIdle();
+    await more.stop();
+    const newest = segments(dataDir, 'words', 0).pop()!;
+    assert.notEqual(newest, last, 'the new words went to a new segment');
+    truncateSync(newest, Math.floor(statSync(newest).size / 2));
+    const third = await open(dataDir);
+    await third.start();
+    await third.whenIdle();
+    const lostAgain = third.damageSummary().unprocessed;
+    assert.ok(lostAgain > 0);
+    const total = third.tasks.filter((t) => t.node.name === 'count').reduce((n, t) => n + (t.metrics.totals.get('lost-records') ?? 0), 0);
+    assert.equal(total, lost + lostAgain);
+    await third.stop();
   });
 
   it('should read on after a damaged frame and a truncated segment in the middle of a partition', { timeout: 60_000 }, async () => {
