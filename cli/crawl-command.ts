@@ -12,6 +12,8 @@ import { formatProgress, formatSummary, stderrLogger } from './progress.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
 
 export const DEFAULT_DATA_DIR = 'crawl-data';
+/** The crawl ran to its end, but log damage lost records before they were processed. */
+export const LOST_RECORDS_EXIT = 3;
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {
@@ -24,6 +26,7 @@ export async function run(argv: string[]): Promise<number> {
     quiet: { type: 'boolean' },
     'run-for': { type: 'string' },
     ...RENDER_PROCESS_FLAGS,
+    'reset-state': { type: 'boolean' },
     ...MODULE_FLAGS,
   });
   const modules = await loadModules(values);
@@ -75,6 +78,7 @@ export async function run(argv: string[]): Promise<number> {
       seeds,
       partitions,
       clickhouseUrl: values['clickhouse-url'] as string | undefined,
+      resetState: values['reset-state'] === true,
       ...modules,
       ...renderProcessOptions(values),
       log,
@@ -87,7 +91,15 @@ export async function run(argv: string[]): Promise<number> {
       },
     });
     process.stdout.write(formatSummary(summary, dataDir) + '\n');
-    return 0;
+    if (summary.lostRecords === 0) return 0;
+    // Records lost before a processor saw them are missing from the crawl's results: a script must
+    // notice. Records every processor had already handled only shorten a later replay.
+    const before = summary.lostUnprocessed;
+    process.stdout.write(
+      `log damage: ${summary.lostRecords} records of ${dataDir}/log cannot be read (see the warnings above); ` +
+        (before ? `${before} of them were lost before every processor had handled them, so this crawl's results are incomplete\n` : 'every processor had handled them already\n'),
+    );
+    return before ? LOST_RECORDS_EXIT : 0;
   } finally {
     clearTimeout(stopTimer);
     process.off('SIGINT', onSignal);

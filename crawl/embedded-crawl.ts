@@ -12,6 +12,7 @@ import type { ParserModule } from '../parsing/parser-module.js';
 import type { ProcessorModule } from './processor-module.js';
 import { hostKey } from '../url/canonicalize.js';
 import { EmbeddedRuntime } from '../engine/embedded/embedded-runtime.js';
+import { setAsideLogAndState } from '../engine/embedded/data-dir.js';
 import { crawlStats, type CrawlStats } from './stats.js';
 
 export interface EmbeddedCrawlOptions {
@@ -32,15 +33,30 @@ export interface EmbeddedCrawlOptions {
   progressEveryMs?: number;
   /** Abort to stop: records in progress finish, everything is committed, the crawl can resume. */
   signal?: AbortSignal;
+  /**
+   * Sets the data directory's log and state aside (in `aside-<UTC time>/`) and starts a new log
+   * from the seeds. ClickHouse is not touched: the sink keys its positions by log identity, so the
+   * new log's rows are written, not taken for rows it already holds.
+   */
+  resetState?: boolean;
 }
 
 export interface CrawlSummary extends CrawlStats {
   elapsedMs: number;
   stoppedEarly: boolean;
+  /** Records log damage made unreadable, and how many of them some processor had not processed yet. */
+  lostRecords: number;
+  lostUnprocessed: number;
 }
 
 export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<CrawlSummary> {
   mkdirSync(options.dataDir, { recursive: true });
+  if (options.resetState) {
+    const aside = await setAsideLogAndState(options.dataDir);
+    options.log.info(aside
+      ? `--reset-state: the old log and state are now in ${aside}; a new log starts from the seeds; ClickHouse is not touched`
+      : `--reset-state: ${options.dataDir} held no log or state to set aside`);
+  }
   const started = performance.now();
   const budget = new CrawlBudget(options.config.maxPages);
   const open = openCrawlServices({
@@ -77,10 +93,17 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
     if (options.config.recrawl) await runtime.whenStopped(options.signal);
     else await runtime.whenIdle(options.signal);
     const stats = crawlStats(runtime);
-    return { ...stats, elapsedMs: performance.now() - started, stoppedEarly: options.signal?.aborted ?? false };
+    const damage = runtime.damageSummary();
+    return {
+      ...stats, elapsedMs: performance.now() - started, stoppedEarly: options.signal?.aborted ?? false,
+      lostRecords: damage.lost, lostUnprocessed: damage.unprocessed,
+    };
   } finally {
     if (timer) clearInterval(timer);
-    await runtime?.stop();
-    await open.close();
+    try {
+      await runtime?.stop();
+    } finally {
+      await open.close();
+    }
   }
 }

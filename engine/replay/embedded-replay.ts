@@ -1,11 +1,13 @@
 // Replay on the embedded runtime: a plan's processors over the data directory's retained topic, under
 // their own consumer identity (`replay-<id>.<processor>`), so the live positions are not touched. The
-// embedded data directory belongs to one process at a time: replay a stopped application.
-import { join } from 'node:path';
-import { rmSync } from 'node:fs';
+// embedded data directory belongs to one process at a time: replay a stopped application. Records
+// that log damage made unreadable are passed over, counted and reported: a replay of a damaged log
+// finishes, and says what it could not replay.
 import type { Logger } from '../api.js';
 import { EmbeddedRuntime } from '../embedded/embedded-runtime.js';
 import type { PartitionLog } from '../embedded/partition-log.js';
+import type { DamageSummary } from '../embedded/log-damage.js';
+import { checkBeforeState } from '../embedded/data-dir.js';
 import type { ReplayPlan } from './replay-plan.js';
 import { copiedAway, readScaleEvents } from '../scale/scale-history.js';
 import { ProgressMeter, type ReplayProgress } from './replay-progress.js';
@@ -22,9 +24,16 @@ export interface EmbeddedReplayOptions<S> {
   signal?: AbortSignal;
 }
 
-export async function runEmbeddedReplay<S>(o: EmbeddedReplayOptions<S>): Promise<ReplayProgress> {
+export interface EmbeddedReplayResult extends ReplayProgress {
+  /** Records of the replayed range that could not be read (log damage), with where and why. */
+  lost: DamageSummary;
+}
+
+export async function runEmbeddedReplay<S>(o: EmbeddedReplayOptions<S>): Promise<EmbeddedReplayResult> {
   const { plan } = o;
   const groupOf = (processor: string) => `replay-${plan.id}.${processor}`;
+  // Reading the scale history opens the state: a missing one must be refused before that creates it.
+  checkBeforeState(o.dataDir);
   const scaleEvents = await readScaleEvents(o.dataDir);
   const start = (topic: string, log: PartitionLog) =>
     topic !== plan.from ? log.start : Math.min(log.end, Math.max(log.start, o.since !== undefined ? log.offsetForTime(o.since) : (o.fromOffset ?? log.start)));
@@ -54,10 +63,14 @@ export async function runEmbeddedReplay<S>(o: EmbeddedReplayOptions<S>): Promise
     await runtime.start();
     if (o.onProgress) timer = setInterval(() => o.onProgress!(meter.measure(done())), 2000);
     await runtime.whenIdle(o.signal);
-    return meter.measure(done());
+    const lost = runtime.damageSummary();
+    if (lost.unprocessed) {
+      o.log.warn(`replay ${plan.id}: ${lost.unprocessed} records could not be read (log damage, see above) and were not replayed`);
+    }
+    return { ...meter.measure(done()), lost };
   } finally {
     if (timer) clearInterval(timer);
-    await runtime.stop();
-    if (!o.signal?.aborted) for (const t of plan.privateTopics) rmSync(join(o.dataDir, 'log', t), { recursive: true, force: true });
+    // The private topics go with their recorded ends and positions, so a later open finds nothing missing.
+    await runtime.stop(o.signal?.aborted ? {} : { dropTopics: plan.privateTopics });
   }
 }
