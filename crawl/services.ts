@@ -9,6 +9,7 @@ import { rowSinks, type RowSinks } from '../clickhouse/row-sinks.js';
 import { sharedClickHouse } from '../clickhouse/connection.js';
 import { ParsePool } from '../parsing/parse-pool.js';
 import { Renderer } from '../rendering/renderer.js';
+import { PdfPool } from '../pdf/pdf-pool.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import type { CrawlBudget } from '../processors/crawl-budget.js';
 import type { CrawlConfig } from './config.js';
@@ -33,6 +34,8 @@ export interface CrawlServices {
   rows: RowSinks;
   /** Headless Chromium, when the crawl renders pages (--render auto|always). */
   renderer?: Renderer;
+  /** Worker threads that read PDFs. */
+  pdfPool?: PdfPool;
 }
 
 export function createFetcher(config: CrawlConfig): HttpFetcher {
@@ -74,6 +77,8 @@ export function openCrawlServices(o: {
   const services: CrawlServices = {
     config: o.config, fetcher, clickhouse, sinkName: o.sinkName ?? 'live', parsePool, parserModule: o.parserModule,
     budget: o.budget, control: o.control ?? { paused: false }, rows: rowSinks(clickhouse),
+    // Started on the first PDF: a crawl that meets none spawns no thread for them.
+    pdfPool: new PdfPool({ threads: 1, timeoutMs: 20_000, maxMemoryMb: 256 }),
   };
   if (o.config.render !== 'never') {
     services.renderer = new Renderer({
@@ -85,6 +90,7 @@ export function openCrawlServices(o: {
     services,
     async close() {
       await services.renderer?.close();
+      await services.pdfPool?.close();
       await fetcher.close();
       await parsePool.close();
       await clickhouse.close();

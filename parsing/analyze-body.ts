@@ -22,7 +22,8 @@ export interface BodyInput {
 }
 
 export interface BodyAnalysis {
-  kind: 'html' | 'other' | 'unreadable';
+  /** html, pdf and text are parsed (their text kept); other is recorded without parsing. */
+  kind: 'html' | 'pdf' | 'text' | 'other' | 'unreadable';
   /** '' or '<kind>: <what happened>' */
   error: string;
   truncated: boolean;

@@ -9,6 +9,8 @@ import { analyzeBody, type BodyAnalysis, type BodyInput } from '../parsing/analy
 import type { ParserModule } from '../parsing/parser-module.js';
 import type { ParsePool } from '../parsing/parse-pool.js';
 import { hostKey } from '../url/canonicalize.js';
+import type { PdfPool } from '../pdf/pdf-pool.js';
+import { analyzeOther } from './content-route.js';
 
 /** On every parsed row; parse/2: one streaming pass, visible text, simhash over the main content. */
 export const PARSER_VERSION = 'parse/2';
@@ -25,6 +27,8 @@ export interface ParseOptions {
   parserModule?: ParserModule;
   /** Worker threads that do the parsing; without them (tests) it runs inline. */
   pool?: ParsePool;
+  /** Worker threads that read PDFs, bounded in time and memory. */
+  pdfPool?: PdfPool;
 }
 
 /** The routing key of a link, or undefined when it cannot be parsed (normalize never sees it). */
@@ -63,20 +67,10 @@ export class Parse implements Processor<In, Out> {
       contentType: rendered ? 'text/html' : r.content_type, charset: rendered ? 'utf-8' : r.charset, url: r.final_url,
       productToken: config.productToken, maxBodyBytes: config.maxBodyBytes, maxParseBytes: MAX_PARSE_BYTES,
     };
-    let a: BodyAnalysis;
-    if (this.options.pool) {
-      // A worker that died takes its pages with it: parse them here rather than lose them.
-      a = await this.options.pool.analyze(input).catch((err: Error) => {
-        ctx.metrics.count('parse-worker-failures');
-        ctx.log.warn(`parse: a worker thread failed on ${r.url} (${err.message}); parsed in the main thread instead`);
-        return analyzeBody(input, this.options.parserModule);
-      });
-    } else {
-      a = analyzeBody(input, this.options.parserModule);
-    }
+    const a = (rendered ? undefined : await analyzeOther(r, config.maxBodyBytes, this.options.pdfPool)) ?? await this.analyzeHtml(input, r.url, ctx);
     if (a.kind === 'unreadable') ctx.metrics.count('errors.stored-body');
-    else if (a.kind === 'other') ctx.metrics.count('not-html');
-    else ctx.metrics.count('pages');
+    else if (a.kind === 'other') ctx.metrics.count('not-parsed');
+    else ctx.metrics.count(a.kind === 'html' ? 'pages' : `pages.${a.kind}`);
     if (a.truncated) ctx.metrics.count('parse-truncated');
     if (a.error.startsWith('parser-module')) ctx.metrics.count('errors.parser-module');
     const page: ParsedPage = {
@@ -87,7 +81,7 @@ export class Parse implements Processor<In, Out> {
       parser_version: this.options.parserVersion, error: a.error, text: a.text,
     };
     ctx.forward('parsed', r.host, page);
-    if (a.kind !== 'html' || a.metaNofollow) return;
+    if ((a.kind !== 'html' && a.kind !== 'pdf') || a.metaNofollow) return;
     // A recrawl that found the page as it was finds the links it had: they are known already.
     if (r.via === 'recrawl' && !r.changed) return;
     const depth = r.depth + 1;
@@ -108,6 +102,17 @@ export class Parse implements Processor<In, Out> {
     const out: DiscoveredUrl = { url, source_url: from.url, depth, anchor, via, redirect_hops: hops, discovered_at: now, ...NO_HINTS };
     ctx.forward('discovered-urls', host, out);
   }
+
+  /** HTML goes to the parse workers; PDFs and plain text took their own path before this. */
+  private async analyzeHtml(input: BodyInput, url: string, ctx: ProcessorContext<Out>): Promise<BodyAnalysis> {
+    if (!this.options.pool) return analyzeBody(input, this.options.parserModule);
+    // A worker that died takes its pages with it: parse them here rather than lose them.
+    return this.options.pool.analyze(input).catch((err: Error) => {
+      ctx.metrics.count('parse-worker-failures');
+      ctx.log.warn(`parse: a worker thread failed on ${url} (${err.message}); parsed in the main thread instead`);
+      return analyzeBody(input, this.options.parserModule);
+    });
+  }
 }
 
 export const parseProcessor = defineProcessor({
@@ -119,10 +124,11 @@ export const parseProcessor = defineProcessor({
   // Pages are parsed in worker threads, many at a time; the order of parsed records does not matter.
   concurrency: { maxInFlight: 64, perKeyOrder: false },
   delivery: 'Stateless and deterministic: re-parsing a fetched record (after a crash or in a replay) gives the same page record.',
-  create: (s: { config: CrawlConfig; parsePool?: ParsePool; parserModule?: ParserModule }) => new Parse({
+  create: (s: { config: CrawlConfig; parsePool?: ParsePool; parserModule?: ParserModule; pdfPool?: PdfPool }) => new Parse({
     config: s.config,
     parserVersion: s.parserModule ? `${PARSER_VERSION}+${s.parserModule.version}` : PARSER_VERSION,
     parserModule: s.parserModule,
     pool: s.parsePool,
+    pdfPool: s.pdfPool,
   }),
 });
