@@ -59,6 +59,17 @@ export function reportFixture(): SourcedRecord[] {
       }
     }
   });
+  // --recrawl: an hour later the first pages of three hosts are fetched again; the even ones changed.
+  for (const host of ['site1.test', 'site2.test', 'site3.test']) {
+    for (let i = 1; i <= 6; i++) {
+      const changed = i % 2 === 0;
+      fetched.push(fetchResult({
+        fetch_id: `${host}#r${i}`, url: `http://${host}/page/${i}`, via: 'recrawl', status: changed ? 200 : 304, changed, conditional: true,
+        started_at: START + 3_600_000 + i * 5_000 + hosts.indexOf(host) * 1_000, bytes: changed ? 4000 : 0,
+        recrawl_interval_ms: changed ? 1_800_000 : 172_800_000,
+      }));
+    }
+  }
   skipped.push(skippedUrl({ url: 'http://10.0.0.7.test/', reason: 'network-policy', detail: 'resolves to 10.0.0.7, a private network', decided_at: START + 50 }));
   const byTime = <T extends { started_at?: number; fetched_at?: number; detected_at?: number; decided_at?: number }>(a: T, b: T) =>
     (a.started_at ?? a.fetched_at ?? a.detected_at ?? a.decided_at ?? 0) - (b.started_at ?? b.fetched_at ?? b.detected_at ?? b.decided_at ?? 0);

@@ -87,6 +87,15 @@ export function reportSuite(engine: TestEngine): void {
       assert.deepEqual([top.host, top.top_reason], ['rude.test', 'host-budget']);
     });
 
+    test('should count refetches, their changes and the URLs by recrawl interval', async () => {
+      const ch = await sinkReportFixture(engine);
+      const query = (title: string) => ch.query<Record<string, string | number>>(REPORT_QUERIES.find((q) => q.title === title)!.sql);
+      const refetches = await query('Refetches and changes');
+      assert.deepEqual([refetches.reduce((a, r) => a + Number(r.refetches), 0), refetches.reduce((a, r) => a + Number(r.changed), 0)], [18, 9]);
+      const intervals = await query('Recrawl intervals');
+      assert.deepEqual(intervals.map((r) => [r.interval, Number(r.urls), Number(r.changes)]), [['< 1 h', 9, 9], ['1 day – 1 week', 9, 0]]);
+    });
+
     test('should open with the rows ClickHouse set aside, or with why it could not check', async () => {
       const ch = await sinkReportFixture(engine);
       const damaged = { ...ch, damage: [{ table: 'fetches', part: 'all_1_1_0', reason: 'broken-on-start', rows: 1234 }] };

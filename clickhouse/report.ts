@@ -112,6 +112,35 @@ ORDER BY fetches DESC, error_kind`,
     render: (rows) => barChart(rows.map((r) => ({ label: String(r.error_kind), value: n(r.fetches), color: '#d62728', note: plural(n(r.hosts), 'host') }))),
   },
   {
+    title: 'Refetches and changes',
+    about: 'Pages fetched again by --recrawl per time bucket (bars) and how many of them had changed (line); the rest answered 304 or came back the same.',
+    sql: `WITH (SELECT greatest(toUInt64(1000), toUInt64(ceil((max(started_at_ms) - min(started_at_ms)) / 100000) * 1000)) FROM fetches) AS step
+SELECT intDiv(started_at_ms, step) * step AS bucket_ms, count() AS refetches, sum(changed) AS changed
+FROM fetches FINAL
+WHERE kind = 'page' AND via = 'recrawl' AND error = ''
+GROUP BY bucket_ms
+ORDER BY bucket_ms`,
+    render: (rows) => timeChart(rows.map((r) => ({ t: n(r.bucket_ms), bars: n(r.refetches), line: n(r.changed) })),
+      { barsLabel: 'refetches', lineLabel: 'changed' }),
+  },
+  {
+    title: 'Recrawl intervals',
+    about: 'URLs by the interval the adaptive policy gave them at their latest fetch: pages that change often are fetched again sooner.',
+    sql: `SELECT multiIf(interval_ms < 3600000, '< 1 h', interval_ms < 86400000, '1 h – 1 day', interval_ms < 604800000, '1 day – 1 week', '≥ 1 week') AS interval,
+  min(interval_ms) AS shortest_ms, count() AS urls, sum(changes) AS changes
+FROM (
+  SELECT url, argMax(recrawl_interval_ms, started_at_ms) AS interval_ms, sumIf(changed, via = 'recrawl') AS changes
+  FROM fetches FINAL
+  WHERE kind = 'page' AND error = ''
+  GROUP BY url
+)
+WHERE interval_ms > 0
+GROUP BY interval
+ORDER BY shortest_ms`,
+    render: (rows) => barChart(rows.map((r) => ({ label: String(r.interval), value: n(r.urls), color: '#17becf', note: `${plural(n(r.changes), 'change')} found by refetching` })),
+      { format: (v) => plural(v, 'URL') }),
+  },
+  {
     title: 'Skipped URLs by reason',
     about: 'URLs the crawler decided not to fetch (no request was sent), by reason: robots.txt, network policy, Crawl-delay over the bound, scope, per-host budget, trap guards.',
     sql: `SELECT reason, uniqExact(url) AS urls, uniqExact(host) AS hosts
