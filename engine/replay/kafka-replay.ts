@@ -30,10 +30,15 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
   const from = plan.from;
   const runners: ProcessorRunner<S>[] = [];
   let timer: NodeJS.Timeout | undefined;
+  const created: string[] = [];
   try {
     const partitions = await partitionCount(cluster, from);
     if (!partitions) throw new Error(`topic ${names.topic(from)} does not exist on the cluster`);
-    const wanted = plannedTopics(plan.topology, names, partitions).filter((t) => plan.privateTopics.includes(names.logical(t.name)));
+    // The replay's own topics: its private topics and the changelogs of its groups (positions included).
+    const ownPrefix = names.group('');
+    const wanted = plannedTopics(plan.topology, names, partitions)
+      .filter((t) => plan.privateTopics.includes(names.logical(t.name)) || t.name.startsWith(ownPrefix));
+    created.push(...wanted.map((t) => t.name));
     await createTopics(cluster.admin, wanted);
     const codecs = await topologyCodecs(plan.topology, names, o.registryUrl);
     const logId = await readLogId(cluster);
@@ -95,7 +100,10 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
   } finally {
     if (timer) clearInterval(timer);
     await Promise.all(runners.map((r) => r.stop()));
-    if (!o.signal?.aborted) await cluster.admin.deleteTopics({ topics: plan.privateTopics.map((t) => names.topic(t)) }).catch(() => {});
+    if (!o.signal?.aborted && created.length) {
+      await cluster.admin.deleteTopics({ topics: created }).catch((err: Error) =>
+        o.log.warn(`replay ${plan.id}: could not delete its topics (${err.message}); delete ${created.join(', ')} by hand`));
+    }
     await cluster.close();
   }
 }
