@@ -4,7 +4,11 @@
 import avro from 'avsc';
 import { forSchemaBounded, RecordDecodingError } from './bounded-collections.js';
 import type { SchemaRegistry } from './schema-registry.js';
-import { bodyOf, encodeWire, schemaIdOf } from './wire-format.js';
+import { bodyOf, schemaIdOf, WIRE_HEADER, writeWireHeader } from './wire-format.js';
+
+const INITIAL_SCRATCH = 64 * 1024;
+/** A record larger than this (a big fetched body) leaves no buffer of its size behind. */
+const MAX_KEPT_SCRATCH = 1024 * 1024;
 
 export { RecordDecodingError } from './bounded-collections.js';
 
@@ -27,6 +31,7 @@ interface TopicCodec {
 export class TopicCodecs {
   private readonly topics = new Map<string, TopicCodec>();
   private readonly writers = new Map<number, avro.Type>();
+  private scratch = Buffer.allocUnsafe(INITIAL_SCRATCH);
 
   constructor(private readonly registry: SchemaRegistry) {}
 
@@ -40,9 +45,19 @@ export class TopicCodecs {
 
   encode(topic: string, value: unknown): Buffer {
     const codec = this.codec(topic);
-    let body: Buffer;
     try {
-      body = codec.reader.toBuffer(value);
+      // Written once, header and body, into a scratch buffer, then copied out at its exact size:
+      // toBuffer and a framing copy would allocate and copy every record twice.
+      let end = codec.reader.encode(value, this.scratch, WIRE_HEADER);
+      if (end < 0) {
+        this.scratch = Buffer.allocUnsafe(Math.max(this.scratch.length * 2, this.scratch.length - end));
+        end = codec.reader.encode(value, this.scratch, WIRE_HEADER);
+      }
+      writeWireHeader(this.scratch, codec.readerId);
+      const out = Buffer.allocUnsafe(end);
+      this.scratch.copy(out, 0, 0, end);
+      if (this.scratch.length > MAX_KEPT_SCRATCH) this.scratch = Buffer.allocUnsafe(INITIAL_SCRATCH);
+      return out;
     } catch (err) {
       const problems: string[] = [];
       codec.reader.isValid(value, { errorHook: (path) => problems.push(path.join('.') || '(record)') });
@@ -50,7 +65,6 @@ export class TopicCodecs {
         `cannot encode a record for topic ${topic} as ${codec.reader.name}: invalid field(s) ${problems.join(', ') || (err as Error).message}`,
       );
     }
-    return encodeWire(codec.readerId, body);
   }
 
   /**

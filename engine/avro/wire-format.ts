@@ -2,7 +2,14 @@
 // Any consumer with a Confluent-compatible deserializer can read our topics.
 
 export const MAGIC_BYTE = 0;
-const HEADER = 5;
+export const WIRE_HEADER = 5;
+const HEADER = WIRE_HEADER;
+
+/** Writes the 5-byte header in front of a body already written at WIRE_HEADER. */
+export function writeWireHeader(out: Buffer, schemaId: number): void {
+  out[0] = MAGIC_BYTE;
+  out.writeUInt32BE(schemaId, 1);
+}
 
 export function encodeWire(schemaId: number, body: Buffer): Buffer {
   const out = Buffer.allocUnsafe(HEADER + body.length);

@@ -260,6 +260,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
 
   private async createTasks(): Promise<void> {
     const names = this.options.processors;
+    const scaled = ((await readJson<unknown[]>(this.db, metaKey('scale-events'))) ?? []).length > 0;
     for (const node of this.options.topology.processors) {
       if (names && !names.includes(node.name)) continue;
       for (let p = 0; p < this.partitions; p++) {
@@ -274,7 +275,8 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
           logId: this.logId,
           clock: this.clock,
           log: this.options.log,
-          owns: owns ? (r) => owns(r, p, this.partitions) : (r) => partitionFor(r.key, this.partitions) === p,
+          // Records of other partitions' keys lie in a partition only once partitions were added.
+          owns: owns ? (r) => owns(r, p, this.partitions) : scaled ? (r) => partitionFor(r.key, this.partitions) === p : undefined,
           onActivity: () => {
             this.commits.request();
             this.pumpSoon(task);
@@ -284,6 +286,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
         for (const topic of node.inputs) this.consumers.set(topic, [...(this.consumers.get(topic) ?? []), task]);
       }
     }
+    for (const log of this.logs.values()) log.setReaders(this.consumers.has(log.topic));
   }
 
   /** Reads a task's positions and counters (its stores are the shared database itself) and starts it. */
@@ -320,6 +323,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
     if (this.stopping) return;
     for (const topic of task.node.inputs) {
       const log = this.log(topic, task.partition);
+      this.trimTail(log);
       for (let capacity = task.capacity(); capacity > 0; capacity = task.capacity()) {
         const next = task.nextOffset(topic);
         const records = log.read(next, Math.min(capacity, 512));
@@ -331,7 +335,19 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
         }
         task.offer(records);
       }
+      this.trimTail(log);
     }
+  }
+
+  /** Lets the log drop the records every reader of it in this process has read. */
+  private trimTail(log: PartitionLog): void {
+    let below = log.end;
+    for (const t of this.consumers.get(log.topic) ?? []) {
+      if (t.partition !== log.partition) continue;
+      if (!t.started) return; // where it will start reading is not known yet
+      below = Math.min(below, t.nextOffset(log.topic));
+    }
+    log.readBy(below);
   }
 
   /** Records a fatal error: no commit follows it, and every wait ends with it. */
@@ -354,6 +370,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   }
 
   published(log: PartitionLog): void {
-    for (const t of this.consumers.get(log.topic) ?? []) if (t.partition === log.partition) this.pumpSoon(t);
+    const readers = this.consumers.get(log.topic) ?? [];
+    for (const t of readers) if (t.partition === log.partition) this.pumpSoon(t);
   }
 }

@@ -36,29 +36,29 @@ export interface DecodedFrame {
   value: Buffer;
 }
 
-/** Bytes `encodeFrames` needs for these records. */
-export function framesLength(records: readonly FrameRecord[], keys: readonly Buffer[]): number {
+/** Bytes `encodeFrames` needs for these records, whose keys are `keyBytes[i]` bytes of UTF-8. */
+export function framesLength(records: readonly FrameRecord[], keyBytes: readonly number[]): number {
   let bytes = 0;
-  for (let i = 0; i < records.length; i++) bytes += FRAME_HEADER + FIXED_V2 + keys[i].length + records[i].value.length;
+  for (let i = 0; i < records.length; i++) bytes += FRAME_HEADER + FIXED_V2 + keyBytes[i] + records[i].value.length;
   return bytes;
 }
 
 /** Writes format-2 frames for `records` (offsets from `firstOffset`) into `buffer`; returns each frame's start. */
-export function encodeFrames(buffer: Buffer, records: readonly FrameRecord[], keys: readonly Buffer[], firstOffset: number, round: number): number[] {
-  const starts: number[] = [];
+export function encodeFrames(buffer: Buffer, records: readonly FrameRecord[], keyBytes: readonly number[], firstOffset: number, round: number): number[] {
+  const starts: number[] = new Array(records.length);
   let at = 0;
   for (let i = 0; i < records.length; i++) {
     const r = records[i];
-    const key = keys[i];
-    const length = FIXED_V2 + key.length + r.value.length;
-    starts.push(at);
+    const keyLength = keyBytes[i];
+    const length = FIXED_V2 + keyLength + r.value.length;
+    starts[i] = at;
     buffer.writeUInt32BE((V2 | length) >>> 0, at);
     buffer.writeUIntBE(firstOffset + i, at + 8, 6);
     buffer.writeUIntBE(round, at + 14, 6);
     buffer.writeDoubleBE(r.timestamp, at + 20);
-    buffer.writeUInt16BE(key.length, at + 28);
-    key.copy(buffer, at + 30);
-    r.value.copy(buffer, at + 30 + key.length);
+    buffer.writeUInt16BE(keyLength, at + 28);
+    buffer.write(r.key, at + 30, keyLength, 'utf8');
+    r.value.copy(buffer, at + 30 + keyLength);
     buffer.writeUInt32BE(frameCrc(buffer, at, length), at + 4);
     at += FRAME_HEADER + length;
   }

@@ -116,12 +116,14 @@ export class GroupCommit<S> {
     const produced = this.pending.splice(0);
     if (commits.length === 0 && produced.length === 0) return;
 
-    const appends = new Map<string, AppendRecord[]>();
+    // Per topic, per partition: no string is built per record to find its list.
+    const appends = new Map<string, AppendRecord[][]>();
+    const partitions = this.host.partitions;
     const route = (o: OutputRecord) => {
-      const id = `${o.topic}/${partitionFor(o.key, this.host.partitions)}`;
-      let list = appends.get(id);
-      if (!list) appends.set(id, (list = []));
-      list.push(o);
+      let lists = appends.get(o.topic);
+      if (!lists) appends.set(o.topic, (lists = []));
+      const p = partitionFor(o.key, partitions);
+      (lists[p] ??= []).push(o);
     };
     for (const [, c] of commits) for (const o of c.outputs) route(o);
     for (const p of produced) for (const o of p.outputs) route(o);
@@ -129,11 +131,13 @@ export class GroupCommit<S> {
     const round = this.round + 1;
     const ops: Op[] = [{ type: 'put', key: metaKey('commit-round'), value: encodeJson(round) }];
     const published: [PartitionLog, LogEnd, ReturnType<PartitionLog['append']>['written']][] = [];
-    for (const [id, records] of appends) {
-      const log = this.host.logOf(id);
-      const { end, written } = log.append(records, round);
-      ops.push({ type: 'put', key: logEndKey(log.topic, log.partition), value: encodeJson(end) });
-      published.push([log, end, written]);
+    for (const [topic, lists] of appends) {
+      lists.forEach((records, p) => {
+        const log = this.host.logOf(`${topic}/${p}`);
+        const { end, written } = log.append(records, round);
+        ops.push({ type: 'put', key: logEndKey(log.topic, log.partition), value: encodeJson(end) });
+        published.push([log, end, written]);
+      });
     }
     for (const [task, c] of commits) {
       for (const { writes } of c.stores) {

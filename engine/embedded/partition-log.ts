@@ -62,6 +62,8 @@ interface Plan {
 
 const SEGMENT_BYTES = 128 * 1024 * 1024;
 const TAIL_BYTES = 4 * 1024 * 1024;
+/** Bytes read from a segment at a time by a reader that fell behind the tail. */
+const READ_CHUNK = 256 * 1024;
 
 export type AppendRecord = FrameRecord;
 
@@ -71,9 +73,17 @@ export class PartitionLog {
   private writeEnd = 0;
   private lost: LostRange[] = [];
   private plan: Plan | undefined;
-  /** Recently committed records, so consumers that keep up never touch the disk. */
+  /**
+   * Committed records no reader has read yet (see `readBy`), at most TAIL_BYTES of them, so readers
+   * that keep up never touch the disk. Records every reader has passed are dropped at once: a tail
+   * held for no one made the heap, and the garbage collector's work, grow with the log.
+   */
   private tail: RawRecord[] = [];
+  /** First live entry of `tail`: dropping from the front moves this instead of the array (O(1) per record). */
+  private tailHead = 0;
   private tailBytes = 0;
+  /** False when no reader in this process reads the log: appends keep no tail. */
+  private keepTail = true;
   private readonly segmentBytes: number;
 
   constructor(
@@ -171,9 +181,9 @@ export class PartitionLog {
       this.segments.push(segment);
     }
     // One buffer for the whole append: each value is copied once, and one write reaches the file.
-    const keys = records.map((r) => Buffer.from(r.key, 'utf8'));
-    const buffer = Buffer.allocUnsafe(framesLength(records, keys));
-    const starts = encodeFrames(buffer, records, keys, this.writeEnd, round);
+    const keyBytes = records.map((r) => Buffer.byteLength(r.key, 'utf8'));
+    const buffer = Buffer.allocUnsafe(framesLength(records, keyBytes));
+    const starts = encodeFrames(buffer, records, keyBytes, this.writeEnd, round);
     const written: RawRecord[] = [];
     for (let i = 0; i < records.length; i++) {
       const r = records[i];
@@ -181,7 +191,7 @@ export class PartitionLog {
       const at = segment.size + starts[i];
       if (segment.index.length === 0 || at - segment.index[segment.index.length - 1] >= INDEX_EVERY) segment.index.push(offset, at);
       if (r.timestamp > segment.newest) segment.newest = r.timestamp;
-      written.push({ topic: this.topic, partition: this.partition, offset, timestamp: r.timestamp, key: r.key, value: r.value });
+      if (this.keepTail) written.push({ topic: this.topic, partition: this.partition, offset, timestamp: r.timestamp, key: r.key, value: r.value });
     }
     let done = 0;
     while (done < buffer.length) done += writeSync(segment.fd, buffer, done, buffer.length - done, segment.size + done);
@@ -196,9 +206,30 @@ export class PartitionLog {
       this.tail.push(r);
       this.tailBytes += r.value.length + 64;
     }
-    let drop = 0;
-    while (this.tailBytes > TAIL_BYTES && drop < this.tail.length - 1) this.tailBytes -= this.tail[drop++].value.length + 64;
-    if (drop) this.tail.splice(0, drop);
+    while (this.tailBytes > TAIL_BYTES && this.tailHead < this.tail.length - 1) this.tailBytes -= this.tail[this.tailHead++].value.length + 64;
+    this.compactTail();
+  }
+
+  /** Whether some reader in this process reads the log (a tail serves no one otherwise). */
+  setReaders(present: boolean): void {
+    this.keepTail = present;
+    if (!present) this.readBy(this.committedEnd);
+  }
+
+  /** Every reader has read below `offset`: the tail need not keep those records. */
+  readBy(offset: number): void {
+    while (this.tailHead < this.tail.length && this.tail[this.tailHead].offset < offset) this.tailBytes -= this.tail[this.tailHead++].value.length + 64;
+    this.compactTail();
+  }
+
+  private compactTail(): void {
+    if (this.tailHead === this.tail.length) {
+      this.tail = [];
+      this.tailHead = 0;
+    } else if (this.tailHead > 4096 && this.tailHead * 2 > this.tail.length) {
+      this.tail = this.tail.slice(this.tailHead);
+      this.tailHead = 0;
+    }
   }
 
   get end(): number {
@@ -242,9 +273,9 @@ export class PartitionLog {
   }
 
   private readRange(from: number, max: number, maxBytes: number): RawRecord[] {
-    const tailStart = this.tail.length ? this.tail[0].offset : Infinity;
+    const tailStart = this.tailHead < this.tail.length ? this.tail[this.tailHead].offset : Infinity;
     if (from >= tailStart) {
-      const i = from - tailStart;
+      const i = this.tailHead + from - tailStart;
       return this.tail.slice(i, Math.min(this.tail.length, i + max));
     }
     return this.readFromDisk(from, max, maxBytes);
@@ -311,22 +342,40 @@ export class PartitionLog {
       if (segment.index[j] > from) break;
       position = segment.index[j + 1];
     }
-    const header = Buffer.allocUnsafe(FRAME_HEADER);
+    // Frames are read a chunk at a time (one system call per READ_CHUNK, not two per record); values
+    // are views into the chunk, which lives as long as some record of it does.
+    let chunk: Buffer = Buffer.alloc(0);
+    let chunkAt = 0; // file position of chunk[0]
     let count = 0;
     let bytes = 0;
     while (position + FRAME_HEADER <= segment.size && count < max && bytes < maxBytes) {
-      readSync(segment.fd, header, 0, FRAME_HEADER, position);
-      const length = payloadLength(header, 0);
-      if (length < 0 || position + FRAME_HEADER + length > segment.size) return; // checked at open: cannot happen unless changed since
-      const frame = Buffer.allocUnsafe(FRAME_HEADER + length);
-      readSync(segment.fd, frame, 0, frame.length, position);
-      position += frame.length;
-      const r = decodeFrame(frame, 0, length);
+      if (position + FRAME_HEADER > chunkAt + chunk.length) [chunk, chunkAt] = [this.readChunk(segment, position, FRAME_HEADER), position];
+      if (position + FRAME_HEADER > chunkAt + chunk.length) return; // the file is shorter than written: checked at open, cannot happen unless changed since
+      const length = payloadLength(chunk, position - chunkAt);
+      if (length < 0 || position + FRAME_HEADER + length > segment.size) return;
+      const frameEnd = position + FRAME_HEADER + length;
+      if (frameEnd > chunkAt + chunk.length) [chunk, chunkAt] = [this.readChunk(segment, position, FRAME_HEADER + length), position];
+      if (frameEnd > chunkAt + chunk.length) return;
+      const r = decodeFrame(chunk, position - chunkAt, length);
+      position = frameEnd;
       if (r.offset < from) continue;
       count++;
       bytes += length;
       yield { topic: this.topic, partition: this.partition, offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value };
     }
+  }
+
+  /** At least `need` bytes of the segment from `position` (more, up to READ_CHUNK, when the file has them). */
+  private readChunk(segment: Segment, position: number, need: number): Buffer {
+    const size = Math.min(Math.max(need, READ_CHUNK), segment.size - position);
+    const chunk = Buffer.allocUnsafe(size);
+    let done = 0;
+    while (done < size) {
+      const n = readSync(segment.fd, chunk, done, size - done, position + done);
+      if (n === 0) break;
+      done += n;
+    }
+    return done === size ? chunk : chunk.subarray(0, done);
   }
 
   private createSegment(base: number): Segment {

@@ -20,7 +20,7 @@ export class InputTracker {
   /** Next offset the runtime will read. */
   next: number;
 
-  constructor(position: InputPosition) {
+  constructor(readonly topic: string, position: InputPosition) {
     this.committed = position;
     this.next = position.base;
     this.skip = new Set(position.done);
@@ -28,7 +28,7 @@ export class InputTracker {
 
   /** True when the record was finished before a restart and must not be processed again. */
   alreadyDone(offset: number): boolean {
-    return this.skip.has(offset);
+    return this.skip.size > 0 && this.skip.has(offset);
   }
 
   /** The runtime handed this record to the task; it is in progress until `finish`. */
@@ -39,6 +39,11 @@ export class InputTracker {
   }
 
   finish(offset: number): void {
+    // In order (a sequential processor, or the oldest record of a concurrent one): no set entry needed.
+    if (this.startedHead < this.started.length && this.started[this.startedHead] === offset) {
+      this.startedHead++;
+      return;
+    }
     this.finished.add(offset);
   }
 
