@@ -36,3 +36,11 @@ export const deadLettersTopic = defineTopic<DeadLetter>()({
   name: DEAD_LETTERS, schema, key: 'the failed record\'s key', retention: { ms: 7 * 24 * 3_600_000 }, maxRecordBytes: 16 * 1024 * 1024,
   description: 'records a task could not decode or process, with the reason and the original bytes',
 });
+
+/** The letter for a record `processor` could not handle, with the reason bounded (a stack can be long). */
+export function deadLetterFor(record: Omit<DeadLetter, 'processor' | 'reason' | 'failed_at'>, processor: string, reason: string, failedAt: number): DeadLetter {
+  return {
+    topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
+    processor, reason: reason.slice(0, 4000), value: record.value, failed_at: failedAt,
+  };
+}

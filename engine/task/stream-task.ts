@@ -3,63 +3,25 @@
 // order for concurrent processors, and groups what a commit must make durable together: the outputs,
 // the store writes and the input positions that cover them.
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { InputRecord, Logger, Processor, ProcessorContext } from '../api.js';
+import type { Processor, ProcessorContext } from '../api.js';
 import type { KeyValueStore, StoreSpec } from '../stores/key-value-store.js';
-import type { LevelStore, StoreWrite } from '../stores/level-store.js';
+import type { LevelStore } from '../stores/level-store.js';
 import type { ProcessorNode } from '../topology.js';
-import { type TopicCodecs, UnknownSchemaIdError } from '../avro/topic-codecs.js';
-import { DEAD_LETTERS, type DeadLetter } from '../dead-letters.js';
 import { InputTracker, type InputPosition } from './input-position.js';
 import { TaskLifecycle } from './task-lifecycle.js';
 import { TaskMetrics } from './task-metrics.js';
 import { Turns } from './turns.js';
+import { RecordQueue } from './record-queue.js';
+import { RecordHandler } from './record-handler.js';
+import { taskContext } from './task-context.js';
+import type { OutputRecord, RawRecord, TaskCommit, TaskOptions } from './task-records.js';
 
-export interface RawRecord {
-  topic: string;
-  partition: number;
-  offset: number;
-  timestamp: number;
-  key: string;
-  value: Buffer;
-}
-
-export interface OutputRecord {
-  topic: string;
-  key: string;
-  value: Buffer;
-  timestamp: number;
-}
-
-export interface TaskCommit {
-  outputs: OutputRecord[];
-  stores: { store: LevelStore<unknown, unknown>; writes: StoreWrite[] }[];
-  positions: { topic: string; position: InputPosition }[];
-  counters: Map<string, number>;
-}
-
-export interface TaskOptions<S> {
-  node: ProcessorNode<S>;
-  partition: number;
-  services: S;
-  stores: LevelStore<unknown, unknown>[];
-  codecs: TopicCodecs;
-  logId: string;
-  clock: () => number;
-  log: Logger;
-  /**
-   * Whether this task processes the record; the others belong to another partition's task. Absent:
-   * every record of the partition is the task's (no partitions were ever added).
-   */
-  owns?: (record: RawRecord) => boolean;
-  /** Called whenever the task has something new to commit or can take more input. */
-  onActivity: () => void;
-}
+export type { OutputRecord, RawRecord, TaskCommit, TaskOptions } from './task-records.js';
 
 type AnyProcessor = Processor<Record<string, unknown>, Record<string, unknown>>;
 type Context = ProcessorContext<Record<string, unknown>>;
 
 const SLICE_MS = 8; // yield to the event loop this often so sockets and timers stay responsive
-const NO_MARKS: number[] = [];
 /** How long a leaving task waits for records that were told to stop; past it they stay unfinished. */
 const STOP_GRACE_MS = 5_000;
 
@@ -73,8 +35,7 @@ export class StreamTask<S = unknown> {
   private readonly trackers = new Map<string, InputTracker>();
   private readonly storeByName = new Map<string, LevelStore<unknown, unknown>>();
   private readonly storeList: LevelStore<unknown, unknown>[];
-  private readonly queue: RawRecord[] = [];
-  private queueHead = 0;
+  private readonly queue = new RecordQueue<RawRecord>();
   private ready: OutputRecord[] = [];
   private inFlight = 0;
   /** Sequential records and punctuations take turns; a commit is never taken mid-turn. */
@@ -82,6 +43,7 @@ export class StreamTask<S = unknown> {
   private draining = false;
   private readonly keysInFlight = new Map<string, RawRecord[]>();
   private readonly sharedContext: Context;
+  private readonly handler: RecordHandler;
   /** Physical topic → the name the processor declared. */
   private readonly declared = new Map<string, string>();
   private settledWaiters: (() => void)[] = [];
@@ -98,6 +60,12 @@ export class StreamTask<S = unknown> {
     this.storeList = [...options.stores];
     for (const [name, physical] of options.node.physical) this.declared.set(physical, name);
     this.sharedContext = this.contextFor(() => this.ready);
+    this.handler = new RecordHandler({
+      id: this.id, node: this.node, processor: this.processor, codecs: options.codecs, stores: this.storeList, metrics: this.metrics,
+      log: options.log, clock: options.clock, declared: this.declared,
+      handingOver: () => this.lifecycle.state === 'handing-over',
+      finish: (r) => this.tracker(r.topic).finish(r.offset),
+    });
   }
 
   /** The runtime is reading the task's state (positions, counters, changelogs). */
@@ -139,7 +107,7 @@ export class StreamTask<S = unknown> {
     if (!this.lifecycle.accepting) return 0;
     const concurrency = this.node.definition.concurrency;
     const limit = concurrency ? concurrency.maxInFlight + 256 : 2048;
-    return Math.max(0, limit - (this.queue.length - this.queueHead) - this.inFlight);
+    return Math.max(0, limit - this.queue.size - this.inFlight);
   }
 
   offer(records: RawRecord[]): void {
@@ -181,7 +149,7 @@ export class StreamTask<S = unknown> {
 
   /** Nothing queued or running (deferred processor work aside). */
   isQuiescent(): boolean {
-    return this.queue.length === this.queueHead && this.inFlight === 0 && !this.turns.held;
+    return this.queue.size === 0 && this.inFlight === 0 && !this.turns.held;
   }
 
   /** Every record read has been finished and its position committed. */
@@ -195,7 +163,7 @@ export class StreamTask<S = unknown> {
   }
 
   inFlightCount(): number {
-    return this.inFlight + (this.queue.length - this.queueHead);
+    return this.inFlight + this.queue.size;
   }
 
   /** Collects what the next commit must make durable; undefined when there is nothing. */
@@ -299,27 +267,26 @@ export class StreamTask<S = unknown> {
   }
 
   private async drainSequential(): Promise<void> {
-    while (this.queueHead < this.queue.length && this.lifecycle.accepting) {
+    while (this.queue.size > 0 && this.lifecycle.accepting) {
       const deadline = performance.now() + SLICE_MS;
       await this.turns.take(async () => {
         // The clock is read every few records: reading it per record cost as much as a small processor.
-        for (let n = 0; this.queueHead < this.queue.length && this.lifecycle.accepting; n++) {
+        for (let n = 0; this.queue.size > 0 && this.lifecycle.accepting; n++) {
           if ((n & 15) === 15 && performance.now() >= deadline) break;
-          const pending = this.handle(this.queue[this.queueHead++], this.sharedContext);
+          const pending = this.handler.handle(this.queue.take(), this.sharedContext, this.ready, false);
           if (pending) await pending;
         }
       });
       this.notifySettled();
-      this.compactQueue();
       this.options.onActivity();
-      if (this.queueHead < this.queue.length) await yieldToLoop();
+      if (this.queue.size > 0) await yieldToLoop();
     }
   }
 
   private dispatchConcurrent(): void {
     const { maxInFlight, perKeyOrder } = this.node.definition.concurrency!;
-    while (this.queueHead < this.queue.length && this.inFlight < maxInFlight && this.lifecycle.accepting) {
-      const record = this.queue[this.queueHead++];
+    while (this.queue.size > 0 && this.inFlight < maxInFlight && this.lifecycle.accepting) {
+      const record = this.queue.take();
       if (perKeyOrder) {
         const waiting = this.keysInFlight.get(record.key);
         if (waiting) {
@@ -330,14 +297,13 @@ export class StreamTask<S = unknown> {
       }
       this.runConcurrent(record);
     }
-    this.compactQueue();
   }
 
   private runConcurrent(record: RawRecord): void {
     this.inFlight++;
     const outputs: OutputRecord[] = [];
     const ctx = this.contextFor(() => outputs);
-    void Promise.resolve(this.handle(record, ctx, outputs)).finally(() => {
+    void Promise.resolve(this.handler.handle(record, ctx, outputs, true)).finally(() => {
       this.inFlight--;
       if (!this.lifecycle.leaving || this.lifecycle.state === 'closing') for (const o of outputs) this.ready.push(o);
       if (this.node.definition.concurrency!.perKeyOrder) {
@@ -352,102 +318,9 @@ export class StreamTask<S = unknown> {
     });
   }
 
-  /**
-   * Decodes and processes one record; failures go to the dead-letter topic with their reason. Returns
-   * a promise only when the processor (or loading an unknown schema) does: a synchronous processor's
-   * records then cost no promise and no microtask each.
-   */
-  private handle(record: RawRecord, ctx: Context, outputs?: OutputRecord[], schemaLoaded = false): void | Promise<void> {
-    const sink = outputs ?? this.ready;
-    let value: unknown;
-    try {
-      value = this.options.codecs.decode(record.topic, record.value);
-    } catch (err) {
-      if (err instanceof UnknownSchemaIdError && !schemaLoaded) {
-        return this.options.codecs.loadSchemaId(err.schemaId).then(
-          () => this.handle(record, ctx, outputs, true),
-          (loadErr: Error) => this.undecodable(record, loadErr, sink),
-        );
-      }
-      return this.undecodable(record, err as Error, sink);
-    }
-    const mark = sink.length;
-    const stores = this.storeList;
-    const journal = stores.length === 0 ? NO_MARKS : stores.map((s) => s.journalMark());
-    const input: InputRecord = {
-      topic: this.declared.get(record.topic) ?? record.topic, partition: record.partition, offset: record.offset,
-      timestamp: record.timestamp, key: record.key, value,
-    };
-    let result: void | Promise<void>;
-    try {
-      result = this.processor.process(input as never, ctx);
-    } catch (err) {
-      return this.failed(record, err, sink, mark, journal, outputs);
-    }
-    if (result) {
-      return result.then(
-        () => this.finished(record, outputs),
-        (err: unknown) => this.failed(record, err, sink, mark, journal, outputs),
-      );
-    }
-    this.finished(record, outputs);
-  }
-
-  private finished(record: RawRecord, outputs: OutputRecord[] | undefined): void {
-    // Concurrent records still running when the task was handed over stay unfinished.
-    if (outputs && this.lifecycle.state === 'handing-over') return;
-    this.tracker(record.topic).finish(record.offset);
-  }
-
-  private failed(record: RawRecord, err: unknown, sink: OutputRecord[], mark: number, journal: readonly number[], outputs: OutputRecord[] | undefined): void {
-    // Undo what the failed record did, so that a commit holds either all of a record or none.
-    sink.length = mark;
-    this.storeList.forEach((s, i) => s.rollbackTo(journal[i]));
-    // A record interrupted by a hand-over did not fail: its next owner processes it again.
-    if (outputs && this.lifecycle.state === 'handing-over') return;
-    this.deadLetter(record, `processor failed: ${(err as Error)?.stack ?? err}`, sink);
-    this.tracker(record.topic).finish(record.offset);
-  }
-
-  private undecodable(record: RawRecord, err: Error, sink: OutputRecord[]): void {
-    this.deadLetter(record, `undecodable: ${err.message}`, sink);
-    this.tracker(record.topic).finish(record.offset);
-  }
-
-  private deadLetter(record: RawRecord, reason: string, sink: OutputRecord[]): void {
-    this.metrics.count('dead-letters');
-    this.options.log.warn(`${this.id}: ${record.topic}/${record.partition}@${record.offset} sent to ${DEAD_LETTERS}: ${reason.split('\n')[0]}`);
-    const letter: DeadLetter = {
-      topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
-      processor: this.node.name, reason: reason.slice(0, 4000), value: record.value, failed_at: this.options.clock(),
-    };
-    const topic = this.node.physical.get(DEAD_LETTERS)!;
-    sink.push({ topic, key: record.key, value: this.options.codecs.encode(topic, letter), timestamp: letter.failed_at });
-  }
-
   private contextFor(outputs: () => OutputRecord[]): Context {
-    const task = this;
-    const { codecs, clock } = this.options;
-    const node = this.node;
-    // Declared output → physical topic, or null when the placement discards it: one lookup per forward.
-    const outputTopics = new Map<string, string | null>();
-    for (const [declared, physical] of node.physical) if (node.outputs.includes(physical)) outputTopics.set(declared, physical);
-    for (const declared of node.discarded) outputTopics.set(declared, null);
-    return {
-      processorName: node.name,
-      partition: this.partition,
-      logId: this.options.logId,
-      metrics: this.metrics,
-      log: this.options.log,
-      now: clock,
-      forward(declared, key, value) {
-        const topic = outputTopics.get(declared);
-        if (topic === undefined) throw new Error(`processor ${node.name} forwarded to ${declared}, which is not among its declared outputs`);
-        if (topic === null) return task.metrics.count(`discarded.${declared}`);
-        outputs().push({ topic, key, value: codecs.encode(topic, value), timestamp: clock() });
-      },
-      store: (spec) => task.storeOf(spec),
-    };
+    const { codecs, clock, logId, log } = this.options;
+    return taskContext({ node: this.node, partition: this.partition, metrics: this.metrics, codecs, clock, logId, log, store: (spec) => this.storeOf(spec) }, outputs);
   }
 
   private tracker(topic: string): InputTracker {
@@ -460,15 +333,5 @@ export class StreamTask<S = unknown> {
     let n = 0;
     for (const s of this.storeByName.values()) n += s.journalMark();
     return n;
-  }
-
-  private compactQueue(): void {
-    if (this.queueHead > 4096 && this.queueHead * 2 > this.queue.length) {
-      this.queue.splice(0, this.queueHead);
-      this.queueHead = 0;
-    } else if (this.queueHead === this.queue.length) {
-      this.queue.length = 0;
-      this.queueHead = 0;
-    }
   }
 }

@@ -1,0 +1,47 @@
+// What runtimes and tasks exchange: raw records in, encoded outputs and commits out.
+import type { Logger } from '../api.js';
+import type { LevelStore, StoreWrite } from '../stores/level-store.js';
+import type { ProcessorNode } from '../topology.js';
+import type { TopicCodecs } from '../avro/topic-codecs.js';
+import type { InputPosition } from './input-position.js';
+
+export interface RawRecord {
+  topic: string;
+  partition: number;
+  offset: number;
+  timestamp: number;
+  key: string;
+  value: Buffer;
+}
+
+export interface OutputRecord {
+  topic: string;
+  key: string;
+  value: Buffer;
+  timestamp: number;
+}
+
+export interface TaskCommit {
+  outputs: OutputRecord[];
+  stores: { store: LevelStore<unknown, unknown>; writes: StoreWrite[] }[];
+  positions: { topic: string; position: InputPosition }[];
+  counters: Map<string, number>;
+}
+
+export interface TaskOptions<S> {
+  node: ProcessorNode<S>;
+  partition: number;
+  services: S;
+  stores: LevelStore<unknown, unknown>[];
+  codecs: TopicCodecs;
+  logId: string;
+  clock: () => number;
+  log: Logger;
+  /**
+   * Whether this task processes the record; the others belong to another partition's task. Absent:
+   * every record of the partition is the task's (no partitions were ever added).
+   */
+  owns?: (record: RawRecord) => boolean;
+  /** Called whenever the task has something new to commit or can take more input. */
+  onActivity: () => void;
+}
