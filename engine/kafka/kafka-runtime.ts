@@ -23,6 +23,8 @@ export interface KafkaRuntimeOptions<S> {
   dataDir: string;
   log: Logger;
   sessionTimeoutMs?: number;
+  /** Least time between a task's transactions (default 100 ms). */
+  commitIntervalMs?: number;
 }
 
 export class KafkaRuntime<S> {
@@ -108,7 +110,7 @@ export class KafkaRuntime<S> {
     this.runners = this.nodes.map((node) => new ProcessorRunner<S>({
       kafka: cluster.kafka, admin: cluster.admin, names: cluster.names, node, partitions: this.partitions,
       dataDir: this.o.dataDir, codecs: this.codecs, services: this.o.services, logId: this.logId, log: this.o.log,
-      sessionTimeoutMs: this.o.sessionTimeoutMs ?? 10_000,
+      sessionTimeoutMs: this.o.sessionTimeoutMs ?? 10_000, commitIntervalMs: this.o.commitIntervalMs,
     }));
     await Promise.all(this.runners.map((r) => r.start()));
   }
