@@ -1,19 +1,21 @@
 #!/usr/bin/env node
-// The bench web at almost no cost per page: every page is rendered before the server listens and served
-// from memory, and the request log is a flat array of numbers. So the crawlers compared, and the fetch
-// ceiling, are limited by themselves and not by the server (test-web/serve.js renders each page per
-// request, which cost ~0.2 ms of server CPU per page and shared the crawler's cores).
+// The bench web at almost no cost per page: every response (head and body) is built before the server
+// listens and written from memory by a minimal HTTP/1.1 responder (raw-http.ts), and the request log is a
+// flat array of numbers. So the crawlers compared, and the fetch ceiling, are limited by themselves and
+// not by the server (test-web/serve.js renders each page per request on node:http: ~0.2 ms of server CPU
+// per page, on the cores the crawler needs).
 //   node dist/bench/bench-server.js [--hosts 200] [--pages 50] [--kind bench|template-heavy]
 //        [--first-address 127.30.0.1] [--log FILE]
 // Prints one JSON line {"port","seeds","origins","renderSeconds","totalBytes"} once listening. Exits on
 // SIGTERM, SIGINT or when stdin closes (a harness that dies takes it along). With --log FILE the request
 // log is written as JSON lines on exit, in the format bench/web.ts analyzes.
 import { writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:net';
 import { parseArgs } from 'node:util';
 import { consecutiveAddresses, now } from '../test-web/synthetic-web.js';
 import { ALLOW_ALL_ROBOTS } from '../test-web/site.js';
 import { renderPages, type WebKind } from './bench-pages.js';
+import { prebuild, serveConnection, type Prebuilt } from './raw-http.js';
 
 const ROBOTS = -1;
 const NOT_FOUND = -2;
@@ -40,9 +42,10 @@ const addresses = consecutiveAddresses(values['first-address']!, hosts);
 const log: number[] = [];
 /** Paths of requests answered 404, by their log position (rare: sitemaps and the like). */
 const otherPaths = new Map<number, string>();
-const robots = Buffer.from(ALLOW_ALL_ROBOTS);
-const notFound = Buffer.from('<!doctype html><title>Not found</title><h1>Not found</h1>\n');
-let pages: Buffer[][] = [];
+const HTML = 'text/html; charset=utf-8';
+const robots = prebuild(200, 'OK', 'text/plain; charset=utf-8', Buffer.from(ALLOW_ALL_ROBOTS));
+const notFound = prebuild(404, 'Not Found', HTML, Buffer.from('<!doctype html><title>Not found</title><h1>Not found</h1>\n'));
+let pages: Prebuilt[][] = [];
 
 /** The page number of a path: 0 for '/', n for '/p/n', ROBOTS, or NOT_FOUND. */
 function pageOf(url: string): number {
@@ -55,20 +58,20 @@ function pageOf(url: string): number {
   return NOT_FOUND;
 }
 
-function handler(host: number) {
-  return (req: IncomingMessage, res: ServerResponse) => {
+function makeServer(host: number): Server {
+  return createServer((socket) => serveConnection(socket, ({ target }) => {
+    const page = pageOf(target);
     const at = log.length;
-    const page = pageOf(req.url ?? '');
     log.push(host, page, now(), 0, 0);
-    if (page === NOT_FOUND) otherPaths.set(at, (req.url ?? '').slice(0, 200));
-    const [status, type, body] = page >= 0 ? [200, 'text/html; charset=utf-8', pages[host][page]]
-      : page === ROBOTS ? [200, 'text/plain; charset=utf-8', robots] : [404, 'text/html; charset=utf-8', notFound];
-    res.writeHead(status, ['content-type', type, 'content-length', String(body.length)]);
-    res.end(body, () => {
-      log[at + 3] = now();
-      log[at + 4] = status;
-    });
-  };
+    if (page === NOT_FOUND) otherPaths.set(at, target.slice(0, 200));
+    return {
+      answer: page >= 0 ? pages[host][page] : page === ROBOTS ? robots : notFound,
+      sent: (status) => {
+        log[at + 3] = now();
+        log[at + 4] = status;
+      },
+    };
+  }));
 }
 
 function listen(server: Server, port: number, address: string): Promise<void> {
@@ -84,11 +87,7 @@ function listen(server: Server, port: number, address: string): Promise<void> {
 /** Every address on one port: the first on a free port, the rest on the port it got (retried when taken). */
 async function bindAll(): Promise<{ servers: Server[]; port: number }> {
   for (let attempt = 1; ; attempt++) {
-    const servers = addresses.map((_, i) => {
-      const s = createServer({ keepAliveTimeout: 30_000 }, handler(i));
-      s.requestTimeout = 0;
-      return s;
-    });
+    const servers = addresses.map((_, i) => makeServer(i));
     try {
       await listen(servers[0], 0, addresses[0]);
       const port = (servers[0].address() as { port: number }).port;
@@ -115,7 +114,7 @@ const { servers, port } = await bindAll();
 const origins = addresses.map((a) => `http://${a}:${port}`);
 const t0 = performance.now();
 const rendered = renderPages(kind, origins, pagesPerHost);
-pages = rendered.pages;
+pages = rendered.pages.map((list) => list.map((body) => prebuild(200, 'OK', HTML, body)));
 process.stdout.write(`${JSON.stringify({
   port, origins, seeds: origins.map((o) => `${o}/`), kind,
   renderSeconds: Math.round(performance.now() - t0) / 1000, totalBytes: rendered.totalBytes,
@@ -125,10 +124,7 @@ let stopping = false;
 const stop = () => {
   if (stopping) return;
   stopping = true;
-  for (const s of servers) {
-    s.close();
-    s.closeAllConnections();
-  }
+  for (const s of servers) s.close();
   if (values.log) writeLog(values.log);
   process.exit(0);
 };

@@ -50,6 +50,8 @@ export interface CrawlRun {
   logCounts?: LogCounts;
   /** Kafka crawls: CPU seconds of each service process during the crawl. */
   servicesCpuSeconds?: Record<string, number>;
+  /** Kafka crawls: CPU seconds per second each service used in the 10 s before the crawl (idle, others' traffic). */
+  servicesIdleCpuPerSecond?: Record<string, number>;
   notes?: string[];
 }
 

@@ -20,6 +20,8 @@ export interface Services {
 }
 
 const PARTITIONS = 8;
+/** How long the services' CPU is watched before seeding, to tell their idle rate. */
+const SERVICE_IDLE_SAMPLE_MS = 10_000;
 /** When status --wait-idle has not answered this long after the sink stopped receiving fetches, stop waiting. */
 const IDLE_GRACE_MS = 60_000;
 
@@ -115,6 +117,11 @@ export async function runKafka(paths: Paths, services: Services, workers: number
     await waitingForCrawl;
     const busyCoresBefore = await waitQuiet(quietWait.ms, 0.6);
     const svc = servicePids(paths.root, services);
+    // What the services burn with no crawl of ours (their own housekeeping, other users' traffic), for comparison.
+    const idle0 = Object.fromEntries(Object.entries(svc).map(([k, pid]) => [k, cpuSecondsOf(pid) ?? 0]));
+    await new Promise((r) => setTimeout(r, SERVICE_IDLE_SAMPLE_MS));
+    const servicesIdleCpuPerSecond = Object.fromEntries(Object.entries(svc).map(([k, pid]) =>
+      [k, round(((cpuSecondsOf(pid) ?? 0) - idle0[k]) / (SERVICE_IDLE_SAMPLE_MS / 1000), 3)]));
     const svcCpu0 = Object.fromEntries(Object.entries(svc).map(([k, pid]) => [k, cpuSecondsOf(pid) ?? 0]));
     const workersCpu = () => procs.reduce((n, p) => n + (cpuSecondsOf(p.pid() ?? -1) ?? 0), 0);
     const workersCpu0 = workersCpu();
@@ -164,6 +171,7 @@ export async function runKafka(paths: Paths, services: Services, workers: number
     run.seeds = web.seeds.length;
     run.web_kind = 'bench';
     run.servicesCpuSeconds = servicesCpu;
+    run.servicesIdleCpuPerSecond = servicesIdleCpuPerSecond;
     if (workers === 1) run.threads = measured[0].threads;
     const servicesTotal = Object.values(servicesCpu).reduce((a, b) => a + b, 0);
     run.backgroundCpuSeconds = round(Math.max(0, busy - workersWindowCpu - stats.serverCpuSeconds - servicesTotal), 1);

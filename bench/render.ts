@@ -8,13 +8,13 @@ export const fmt = (v: number | null | undefined, d = 1) => (v === null || v ===
 const mark = (ok: boolean | null) => (ok === null ? '—' : ok ? '✓ met' : '✗ not met');
 
 function crawlTable(res: Results, ref: CrawlRun | undefined): string[] {
-  const rows = ['| run | web | seeds | pages (server) | wall s | pages/s | ×Crawlee | active-window pages/s | peak RSS MB | ×Crawlee | CPU s / 1000 pages | peak req/s to one host | max conns per host / total | robots.txt reqs | server CPU s | other procs CPU s |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  const rows = ['| run | web | seeds | pages (server) | wall s | pages/s | ×Crawlee | active-window pages/s | peak RSS MB | ×Crawlee | CPU s / 1000 pages | peak req/s to one host | host idle between requests p50 / p90 ms | max conns per host / total | robots.txt reqs | server CPU s | other procs CPU s |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   const runs = [...Object.values(res.crawls), ...(res.large ? [res.large] : [])];
   for (const r of runs) {
     rows.push(`| ${r.name} | ${r.web_kind ?? 'bench'} ${r.hosts}×${r.pagesPerHost} | ${r.seeds ?? '—'} | ${r.pages} | ${fmt(r.wallSeconds)} | ${fmt(r.pagesPerSecond)} | ${fmt(ratio(r.pagesPerSecond, ref?.pagesPerSecond), 2)} | ` +
       `${fmt(r.activePagesPerSecond)} | ${fmt(r.peakRssMb, 0)} | ${fmt(ratio(r.peakRssMb, ref?.peakRssMb), 2)} | ${fmt(r.cpuSecondsPer1000Pages, 2)} | ` +
-      `${r.web.peakRequestsPerHostPerSecond} | ${r.web.maxConnectionsPerHost} / ${r.web.maxConnectionsTotal} | ${r.web.robotsRequests} | ${fmt(r.web.serverCpuSeconds)} | ${fmt(r.backgroundCpuSeconds)} |`);
+      `${r.web.peakRequestsPerHostPerSecond} | ${r.web.hostGapMs ? `${fmt(r.web.hostGapMs.p50, 0)} / ${fmt(r.web.hostGapMs.p90, 0)}` : '—'} | ${r.web.maxConnectionsPerHost} / ${r.web.maxConnectionsTotal} | ${r.web.robotsRequests} | ${fmt(r.web.serverCpuSeconds)} | ${fmt(r.backgroundCpuSeconds)} |`);
   }
   return rows;
 }

@@ -123,7 +123,7 @@ export function compare(res: Results): Comparison {
       t('Kafka, 1 worker: pages/s ÷ Crawlee', ratios.kafka1PagesPerSecondVsCrawlee, '≥ 2', (v) => v >= 2,
         k1 && ref ? `${k1.pagesPerSecond} / ${ref.pagesPerSecond}` : 'needs sections kafka and crawlee'),
       t('broker CPU-ms per page', ratios.brokerCpuMsPerPage, '≤ 1', (v) => v <= 1,
-        k1?.servicesCpuSeconds?.kafka !== undefined ? `${k1.servicesCpuSeconds.kafka} broker CPU s / ${k1.pages} pages (the broker is shared: others' traffic counts too)` : 'section kafka not run'),
+        k1?.servicesCpuSeconds?.kafka !== undefined ? brokerHow(k1) : 'section kafka not run'),
       t('peak RSS, whole crawl process ÷ Crawlee\'s', ratios.embeddedPeakRssVsCrawlee, '≤ 0.5', (v) => v <= 0.5,
         emb && ref ? `${emb.peakRssMb} MB / ${ref.peakRssMb} MB, wait4 ru_maxrss (threads and chdb included)` : 'needs sections embedded and crawlee'),
       t('peak RSS at 100k pages ÷ at 10k pages', ratios.largePeakRssVsEmbedded, '≤ 1.15', (v) => v <= 1.15,
@@ -133,6 +133,14 @@ export function compare(res: Results): Comparison {
     ],
     fairness: fairness(res, ref),
   };
+}
+
+function brokerHow(k: CrawlRun): string {
+  const idle = k.servicesIdleCpuPerSecond?.kafka;
+  const net = idle === undefined ? undefined : k.servicesCpuSeconds!.kafka - idle * k.wallSeconds;
+  return `${k.servicesCpuSeconds!.kafka} broker CPU s during the crawl / ${k.pages} pages` +
+    (net === undefined ? '' : `; the broker used ${idle} CPU s/s before the crawl, so ~${msPerPage(Math.max(0, net), k.pages)} ms per page above that`) +
+    ' (the broker is shared: other users\' traffic counts too)';
 }
 
 function fairness(res: Results, ref: CrawlRun | undefined): string[] {

@@ -35,6 +35,12 @@ export interface WebStats {
   maxConnectionsPerHost: number;
   /** Most connections open to the whole web at once (sampled likewise). */
   maxConnectionsTotal: number;
+  /**
+   * Per host, the time from the end of one request to the start of the next (robots.txt included), ms:
+   * how long a crawler leaves a host idle between its requests. With one request per host at a time this
+   * round trip through the crawler (completion → schedule → release → fetch) bounds pages/s per host.
+   */
+  hostGapMs?: { p50: number; p90: number } | null;
   /** Hosts that received a page request before their robots.txt request ended (robots.txt not read first). */
   hostsPageBeforeRobots: number;
   hosts: number;
@@ -157,6 +163,14 @@ function sampleConnections(port: number): { stop(): { maxConnectionsPerHost: num
   };
 }
 
+/** Median and 90th percentile, ms (null without data). */
+function quantiles(values: number[]): { p50: number; p90: number } | null {
+  if (values.length === 0) return null;
+  const v = [...values].sort((a, b) => a - b);
+  const q = (p: number) => round(v[Math.min(v.length - 1, Math.floor(p * v.length))], 1);
+  return { p50: q(0.5), p90: q(0.9) };
+}
+
 export function analyzeLog(text: string): Omit<WebStats, 'serverCpuSeconds' | 'maxConnectionsPerHost' | 'maxConnectionsTotal'> {
   const lines: LogLine[] = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogLine);
   const byHost = new Map<string, LogLine[]>();
@@ -188,8 +202,14 @@ export function analyzeLog(text: string): Omit<WebStats, 'serverCpuSeconds' | 'm
   }
   let pageBeforeRobots = 0;
   let peakPerSecond = 0;
+  const gaps: number[] = [];
   for (const list of byHost.values()) {
     const starts = list.map((l) => l.startedAt).sort((a, b) => a - b);
+    const byStart = [...list].sort((a, b) => a.startedAt - b.startedAt);
+    for (let i = 1; i < byStart.length; i++) {
+      const prevEnd = byStart[i - 1].endedAt;
+      if (prevEnd !== null) gaps.push(byStart[i].startedAt - prevEnd);
+    }
     for (let i = 0, j = 0; i < starts.length; i++) {
       while (starts[i] - starts[j] >= 1000) j++;
       peakPerSecond = Math.max(peakPerSecond, i - j + 1);
@@ -206,6 +226,7 @@ export function analyzeLog(text: string): Omit<WebStats, 'serverCpuSeconds' | 'm
     statuses,
     activeSeconds: lines.length ? round((last - first) / 1000, 2) : 0,
     peakRequestsPerHostPerSecond: peakPerSecond,
+    hostGapMs: quantiles(gaps),
     hostsPageBeforeRobots: pageBeforeRobots,
     hosts: byHost.size,
   };
