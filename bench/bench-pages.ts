@@ -10,9 +10,10 @@ import { Rng } from '../test-web/text.js';
 
 export type WebKind = 'bench' | 'template-heavy';
 
-export interface PageSet {
-  /** pages[host][n] is page n of host (path '/' for 0, '/p/n' otherwise). */
-  pages: Buffer[][];
+export interface PageSet<T> {
+  /** pages[host][n] is page n of host (path '/' for 0, '/p/n' otherwise), as `wrap` made it. */
+  pages: T[][];
+  /** Bytes of all page bodies. */
   totalBytes: number;
 }
 
@@ -55,28 +56,29 @@ export function renderTemplateHeavy(index: number, n: number, hosts: number, pag
   return html + footer;
 }
 
-export function renderPages(kind: WebKind, origins: string[], pagesPerHost: number): PageSet {
+/** Every page of the web, each handed to `wrap` as soon as it is rendered (so only the wrapped form is kept). */
+export function renderPages<T = Buffer>(kind: WebKind, origins: string[], pagesPerHost: number, wrap: (body: Buffer) => T = (b) => b as T): PageSet<T> {
   const hosts = origins.length;
-  const pages: Buffer[][] = [];
-  let totalBytes = 0;
+  let render: (h: number, n: number) => string;
   if (kind === 'bench') {
     // The scenario's hosts render their pages with render(n); reusing it keeps this web identical to test-web's.
     const addresses = origins.map((o) => new URL(o).hostname);
     const port = Number(new URL(origins[0]).port);
     const built = buildBenchScenario(addresses, port, { ...DEFAULT_BENCH, hosts, pagesPerHost });
-    for (const host of built.hosts) {
-      const render = (host as unknown as { render?: (n: number) => string }).render;
-      if (typeof render !== 'function') throw new Error('test-web/scenario-bench.ts no longer exposes render(n) on its hosts');
-      const list = Array.from({ length: pagesPerHost }, (_, n) => Buffer.from(render.call(host, n)));
-      for (const b of list) totalBytes += b.length;
-      pages.push(list);
-    }
-    return { pages, totalBytes };
+    const renderers = built.hosts.map((host) => {
+      const fn = (host as unknown as { render?: (n: number) => string }).render;
+      if (typeof fn !== 'function') throw new Error('test-web/scenario-bench.ts no longer exposes render(n) on its hosts');
+      return (n: number) => fn.call(host, n);
+    });
+    render = (h, n) => renderers[h](n);
+  } else {
+    render = (h, n) => renderTemplateHeavy(h, n, hosts, pagesPerHost, origins);
   }
-  for (let h = 0; h < hosts; h++) {
-    const list = Array.from({ length: pagesPerHost }, (_, n) => Buffer.from(renderTemplateHeavy(h, n, hosts, pagesPerHost, origins)));
-    for (const b of list) totalBytes += b.length;
-    pages.push(list);
-  }
+  let totalBytes = 0;
+  const pages = Array.from({ length: hosts }, (_, h) => Array.from({ length: pagesPerHost }, (_, n) => {
+    const body = Buffer.from(render(h, n));
+    totalBytes += body.length;
+    return wrap(body);
+  }));
   return { pages, totalBytes };
 }

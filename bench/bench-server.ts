@@ -113,8 +113,8 @@ function writeLog(file: string): void {
 const { servers, port } = await bindAll();
 const origins = addresses.map((a) => `http://${a}:${port}`);
 const t0 = performance.now();
-const rendered = renderPages(kind, origins, pagesPerHost);
-pages = rendered.pages.map((list) => list.map((body) => prebuild(200, 'OK', HTML, body)));
+const rendered = renderPages(kind, origins, pagesPerHost, (body) => prebuild(200, 'OK', HTML, body));
+pages = rendered.pages;
 process.stdout.write(`${JSON.stringify({
   port, origins, seeds: origins.map((o) => `${o}/`), kind,
   renderSeconds: Math.round(performance.now() - t0) / 1000, totalBytes: rendered.totalBytes,
