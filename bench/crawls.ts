@@ -83,7 +83,7 @@ function checkComplete(run: CrawlRun, expected: number): void {
 }
 
 /** How long a measured run waits for other processes' CPU bursts to pass before it starts (--quiet-wait). */
-export const quietWait = { ms: 120_000 };
+export const quietWait = { ms: 60_000 };
 
 export interface CrawlOptions {
   hosts: number;

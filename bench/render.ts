@@ -7,14 +7,28 @@ import { compare, msPerPage, ratio, type Results } from './report.js';
 export const fmt = (v: number | null | undefined, d = 1) => (v === null || v === undefined || !Number.isFinite(v) ? '—' : Number(v).toFixed(d));
 const mark = (ok: boolean | null) => (ok === null ? '—' : ok ? '✓ met' : '✗ not met');
 
+/** Cores other processes kept busy on average while the crawl ran (the machine's load during it). */
+export const othersCores = (r: CrawlRun) => (r.backgroundCpuSeconds === undefined ? undefined : r.backgroundCpuSeconds / Math.max(r.wallSeconds, 0.001));
+/** Above this, wall-clock figures of a run say more about the machine than about the crawler. */
+const DISTURBED_CORES = 0.25;
+
+function loadWarning(res: Results): string[] {
+  const runs = [...Object.values(res.crawls), ...(res.large ? [res.large] : [])];
+  const disturbed = runs.filter((r) => (othersCores(r) ?? 0) > DISTURBED_CORES);
+  if (disturbed.length === 0) return [];
+  return [`**Disturbed runs:** other processes kept ${disturbed.map((r) => `${fmt(othersCores(r), 2)} cores busy during ${r.name}`).join(', ')} ` +
+    `(of ${res.machine.logicalCores}). Their pages/s (and every ratio of pages/s) measure the machine's load as much as the crawler; ` +
+    'CPU per page is less affected. Rerun on a quiet machine before judging a wall-clock target.', ''];
+}
+
 function crawlTable(res: Results, ref: CrawlRun | undefined): string[] {
-  const rows = ['| run | web | seeds | pages (server) | wall s | pages/s | ×Crawlee | active-window pages/s | peak RSS MB | ×Crawlee | CPU s / 1000 pages | peak req/s to one host | host idle between requests p50 / p90 ms | max conns per host / total | robots.txt reqs | server CPU s | other procs CPU s |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  const rows = ['| run | web | seeds | pages (server) | wall s | pages/s | ×Crawlee | active-window pages/s | peak RSS MB | ×Crawlee | CPU s / 1000 pages | ×Crawlee | peak req/s to one host | host idle between requests p50 / p90 ms | max conns per host / total | robots.txt reqs | server CPU s | other processes\' cores |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   const runs = [...Object.values(res.crawls), ...(res.large ? [res.large] : [])];
   for (const r of runs) {
     rows.push(`| ${r.name} | ${r.web_kind ?? 'bench'} ${r.hosts}×${r.pagesPerHost} | ${r.seeds ?? '—'} | ${r.pages} | ${fmt(r.wallSeconds)} | ${fmt(r.pagesPerSecond)} | ${fmt(ratio(r.pagesPerSecond, ref?.pagesPerSecond), 2)} | ` +
-      `${fmt(r.activePagesPerSecond)} | ${fmt(r.peakRssMb, 0)} | ${fmt(ratio(r.peakRssMb, ref?.peakRssMb), 2)} | ${fmt(r.cpuSecondsPer1000Pages, 2)} | ` +
-      `${r.web.peakRequestsPerHostPerSecond} | ${r.web.hostGapMs ? `${fmt(r.web.hostGapMs.p50, 0)} / ${fmt(r.web.hostGapMs.p90, 0)}` : '—'} | ${r.web.maxConnectionsPerHost} / ${r.web.maxConnectionsTotal} | ${r.web.robotsRequests} | ${fmt(r.web.serverCpuSeconds)} | ${fmt(r.backgroundCpuSeconds)} |`);
+      `${fmt(r.activePagesPerSecond)} | ${fmt(r.peakRssMb, 0)} | ${fmt(ratio(r.peakRssMb, ref?.peakRssMb), 2)} | ${fmt(r.cpuSecondsPer1000Pages, 2)} | ${fmt(ratio(r.cpuSecondsPer1000Pages, ref?.cpuSecondsPer1000Pages), 2)} | ` +
+      `${r.web.peakRequestsPerHostPerSecond} | ${r.web.hostGapMs ? `${fmt(r.web.hostGapMs.p50, 0)} / ${fmt(r.web.hostGapMs.p90, 0)}` : '—'} | ${r.web.maxConnectionsPerHost} / ${r.web.maxConnectionsTotal} | ${r.web.robotsRequests} | ${fmt(r.web.serverCpuSeconds)} | ${fmt(othersCores(r), 2)} |`);
   }
   return rows;
 }
@@ -112,6 +126,7 @@ export function renderMarkdown(res: Results, levers: LeversFile): string {
     '',
     ...crawlTable(res, ref),
     '',
+    ...loadWarning(res),
   ];
   for (const r of [...Object.values(res.crawls), ...(res.large ? [res.large] : [])]) if (r.notes?.length) out.push(`- ${r.name}: ${r.notes.join('; ')}`);
   for (const f of res.failed ?? []) out.push(`- FAILED ${f}`);
