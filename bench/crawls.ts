@@ -3,7 +3,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { WebKind } from './bench-pages.js';
+import { countLogs, type LogCounts } from './log-counts.js';
 import { round, runMeasured, systemBusySeconds, waitQuiet, type Measured, type RssSample } from './proc.js';
+import type { ThreadGroups } from './threads.js';
 import { startWeb, type BenchWeb, type WebStats } from './web.js';
 
 export interface Paths {
@@ -17,6 +20,10 @@ export interface CrawlRun {
   name: string;
   hosts: number;
   pagesPerHost: number;
+  /** Root URLs given as seeds (the other hosts are reached through cross-host links). */
+  seeds?: number;
+  /** Which bench web: 'bench' or 'template-heavy'. */
+  web_kind?: WebKind;
   /** Page requests the server answered (robots.txt excluded): the arbiter. */
   pages: number;
   wallSeconds: number;
@@ -37,6 +44,14 @@ export interface CrawlRun {
   backgroundCpuSeconds?: number;
   /** Cores busy just before the run started (the harness waits for a quiet machine, up to a limit). */
   busyCoresBefore?: number;
+  /** The crawler process's CPU by thread (sampled; see threads.ts). */
+  threads?: ThreadGroups;
+  /** Embedded crawls: records per topic written through the topology, from the data directory. */
+  logCounts?: LogCounts;
+  /** Kafka crawls: CPU seconds of each service process during the crawl. */
+  servicesCpuSeconds?: Record<string, number>;
+  /** Kafka crawls: CPU seconds per second each service used in the 10 s before the crawl (idle, others' traffic). */
+  servicesIdleCpuPerSecond?: Record<string, number>;
   notes?: string[];
 }
 
@@ -67,12 +82,18 @@ function checkComplete(run: CrawlRun, expected: number): void {
   if (notes.length) run.notes = notes;
 }
 
-/** How long a measured crawl waits for other processes' CPU bursts to pass before it starts. */
-export const QUIET_WAIT_MS = 120_000;
+/** How long a measured run waits for other processes' CPU bursts to pass before it starts (--quiet-wait). */
+export const quietWait = { ms: 60_000 };
 
 export interface CrawlOptions {
   hosts: number;
   pages: number;
+  /** Root URLs given as seeds (default every origin's root). */
+  seeds?: number;
+  /** Which bench web (default 'bench'). */
+  kind?: WebKind;
+  /** Embedded crawls: count the records of every topic afterwards. */
+  countRecords?: boolean;
   /** Extra node flags for the crawler process (e.g. --cpu-prof). */
   nodeFlags?: string[];
   keepSeries?: boolean;
@@ -99,7 +120,15 @@ export async function runEmbedded(paths: Paths, name: string, o: CrawlOptions): 
       '--allow-network', '127.0.0.0/8', '--default-delay-ms', '0', '--quiet'];
     return { args, env: process.env };
   }, async (run, m, _stats, scratch) => {
-    if (o.replay && m.exitCode === 0) run.replay = await replayFetched(paths, scratch);
+    if (o.countRecords && m.exitCode === 0) run.logCounts = await countLogs(join(scratch, 'data'));
+    if (o.replay && m.exitCode === 0) {
+      try {
+        run.replay = await replayFetched(paths, scratch);
+      } catch (err) {
+        // The crawl itself was measured; a broken replay must be visible without losing it.
+        (run.notes ??= []).push(`REPLAY FAILED: ${(err as Error).message.trim()}`);
+      }
+    }
   });
 }
 
@@ -113,19 +142,23 @@ async function measuredCrawl(
   after: (run: CrawlRun, m: Measured, stats: WebStats, scratch: string) => Promise<void>,
 ): Promise<CrawlRun> {
   const scratch = mkdtempSync(join(tmpdir(), `crawlstream-bench-${kind}-`));
-  const web = await startWeb(paths.dist, o.hosts, o.pages, scratch);
+  const web = await startWeb(paths.dist, o.hosts, o.pages, scratch, { kind: o.kind, seeds: o.seeds });
   try {
     const { args, env } = await command(web, scratch);
-    const busyCoresBefore = await waitQuiet(QUIET_WAIT_MS);
+    const busyCoresBefore = await waitQuiet(quietWait.ms);
     const busy0 = systemBusySeconds();
-    const m = await runMeasured(process.execPath, args, { cwd: scratch, env, timeoutMs: 60 * 60_000, onSample: o.onSample });
+    const m = await runMeasured(process.execPath, args, { cwd: scratch, env, timeoutMs: 60 * 60_000, onSample: o.onSample, threads: true });
     const busy = systemBusySeconds() - busy0;
     const stats = await web.stop();
     if (m.exitCode !== 0) process.stderr.write(m.stderrTail);
     const run = crawlRun(name, o.hosts, o.pages, m, stats, m.stdout);
+    run.seeds = web.seeds.length;
+    run.web_kind = o.kind ?? 'bench';
     run.busyCoresBefore = busyCoresBefore;
+    run.threads = m.threads;
     run.backgroundCpuSeconds = round(Math.max(0, busy - m.cpuSeconds - stats.serverCpuSeconds), 1);
     if (o.keepSeries) run.rssSeries = m.rssSeries;
+    if (m.exitCode !== 0) throw new Error(`${name}: the crawler exited with ${m.exitCode}: ${m.stderrTail.trim().split('\n').at(-1) ?? ''}`);
     checkComplete(run, o.hosts * o.pages);
     await after(run, m, stats, scratch);
     return run;
@@ -137,7 +170,7 @@ async function measuredCrawl(
 
 /** Re-parses and re-sinks every retained `fetched` record of the crawl in `scratch`/data: nothing is fetched. */
 async function replayFetched(paths: Paths, scratch: string): Promise<ReplayRun> {
-  await waitQuiet(QUIET_WAIT_MS);
+  await waitQuiet(quietWait.ms);
   const m = await runMeasured(process.execPath, [paths.bin, 'replay', '--from', 'fetched', '--processors', 'parse,sink', '--data-dir', join(scratch, 'data')],
     { cwd: scratch, timeoutMs: 30 * 60_000 });
   if (m.exitCode !== 0) throw new Error(`replay failed: ${m.stderrTail}`);
@@ -153,12 +186,22 @@ async function replayFetched(paths: Paths, scratch: string): Promise<ReplayRun> 
   };
 }
 
-export async function runCrawlee(paths: Paths, name: string, concurrency: 'fixed' | 'autoscaled', o: CrawlOptions): Promise<CrawlRun> {
+/** Crawlee's concurrency: at most `max` requests in flight, its autoscaler starting from `min`. */
+export interface CrawleeConcurrency {
+  min: number;
+  max: number;
+}
+
+export async function runCrawlee(paths: Paths, name: string, concurrency: CrawleeConcurrency, o: CrawlOptions): Promise<CrawlRun> {
   return measuredCrawl(paths, name, 'crawlee', o, async (web, scratch) => {
     const seedsFile = join(scratch, 'seeds.txt');
     writeFileSync(seedsFile, web.seeds.join('\n') + '\n');
     const env = { ...process.env, CRAWLEE_STORAGE_DIR: join(scratch, 'storage'), CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_LOG_LEVEL: 'OFF' };
-    return { args: [...(o.nodeFlags ?? []), join(paths.bench, 'crawlee-crawl.mjs'), '--seeds-file', seedsFile, '--concurrency', concurrency], env };
+    return {
+      args: [...(o.nodeFlags ?? []), join(paths.bench, 'crawlee-crawl.mjs'), '--seeds-file', seedsFile,
+        '--min-concurrency', String(concurrency.min), '--max-concurrency', String(concurrency.max)],
+      env,
+    };
   }, async (run, _m, stats) => {
     if (stats.robotsRequests === 0) (run.notes ??= []).push('Crawlee fetched no robots.txt: respectRobotsTxtFile had no effect');
   });

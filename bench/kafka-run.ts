@@ -3,11 +3,12 @@
 // start first and wait for a crawl; the clock runs from `seed` to `status --wait-idle`. RSS and CPU are
 // summed over the workers; the services' CPU is reported separately.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crawlRun, QUIET_WAIT_MS, type CrawlRun, type Paths } from './crawls.js';
+import { crawlRun, quietWait, type CrawlRun, type Paths } from './crawls.js';
 import { cpuSecondsOf, round, startMeasured, systemBusySeconds, waitQuiet } from './proc.js';
+import { servicePids } from './service-pids.js';
 import { startWeb } from './web.js';
 
 export interface Services {
@@ -19,6 +20,8 @@ export interface Services {
 }
 
 const PARTITIONS = 8;
+/** How long the services' CPU is watched before seeding, to tell their idle rate. */
+const SERVICE_IDLE_SAMPLE_MS = 10_000;
 /** When status --wait-idle has not answered this long after the sink stopped receiving fetches, stop waiting. */
 const IDLE_GRACE_MS = 60_000;
 
@@ -54,16 +57,6 @@ function cliChild(paths: Paths, args: string[]): { done: Promise<CliResult>; kil
 const cli = (paths: Paths, args: string[]) => cliChild(paths, args).done;
 const lastLine = (s: string) => s.trim().split('\n').at(-1) ?? '';
 
-function servicePids(root: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  const dir = process.env.DEV_SERVICES_DIR ?? join(root, '.services');
-  for (const name of ['kafka', 'schema-registry', 'clickhouse']) {
-    const f = join(dir, 'run', `${name}.pid`);
-    if (existsSync(f)) out[name] = Number(readFileSync(f, 'utf8').trim());
-  }
-  return out;
-}
-
 async function fetchRows(clickhouse: string, db: string): Promise<number | undefined> {
   try {
     const res = await fetch(clickhouse, { method: 'POST', body: `SELECT count() FROM ${db}.fetches` });
@@ -94,12 +87,12 @@ async function watchSink(clickhouse: string, db: string, atLeast: number, stop: 
   return Infinity;
 }
 
-export async function runKafka(paths: Paths, services: Services, workers: number, hosts: number, pages: number): Promise<CrawlRun> {
+export async function runKafka(paths: Paths, services: Services, workers: number, hosts: number, pages: number, seeds?: number): Promise<CrawlRun> {
   const id = `bench${Date.now()}w${workers}`;
   const prefix = `${id}.`;
   const kafkaFlags = ['--brokers', services.brokers, '--topic-prefix', prefix];
   const scratch = mkdtempSync(join(tmpdir(), 'crawlstream-bench-kafka-'));
-  const web = await startWeb(paths.dist, hosts, pages, scratch);
+  const web = await startWeb(paths.dist, hosts, pages, scratch, { seeds });
   const procs: ReturnType<typeof startMeasured>[] = [];
   try {
     const topics = await cli(paths, ['topics', 'create', ...kafkaFlags, '--partitions', String(PARTITIONS)]);
@@ -112,6 +105,7 @@ export async function runKafka(paths: Paths, services: Services, workers: number
         procs.push(startMeasured(process.execPath, [paths.bin, 'worker', ...kafkaFlags, '--schema-registry', services.registry,
           '--clickhouse-url', `${services.clickhouse}/${id}`, '--allow-network', '127.0.0.0/8', '--data-dir', join(scratch, `w${i}`)], {
           cwd: scratch,
+          threads: workers === 1,
           onStderr: (chunk) => {
             if (/waiting for a crawl/.test(chunk) && ++waiting === workers) resolve();
             if (/ running .* partitions/.test(chunk) && ++running === workers) runningAt = performance.now();
@@ -121,8 +115,13 @@ export async function runKafka(paths: Paths, services: Services, workers: number
       setTimeout(resolve, 60_000).unref(); // an unrecognised log line must not stall the benchmark
     });
     await waitingForCrawl;
-    const busyCoresBefore = await waitQuiet(QUIET_WAIT_MS, 0.6);
-    const svc = servicePids(paths.root);
+    const busyCoresBefore = await waitQuiet(quietWait.ms, 0.6);
+    const svc = servicePids(paths.root, services);
+    // What the services burn with no crawl of ours (their own housekeeping, other users' traffic), for comparison.
+    const idle0 = Object.fromEntries(Object.entries(svc).map(([k, pid]) => [k, cpuSecondsOf(pid) ?? 0]));
+    await new Promise((r) => setTimeout(r, SERVICE_IDLE_SAMPLE_MS));
+    const servicesIdleCpuPerSecond = Object.fromEntries(Object.entries(svc).map(([k, pid]) =>
+      [k, round(((cpuSecondsOf(pid) ?? 0) - idle0[k]) / (SERVICE_IDLE_SAMPLE_MS / 1000), 3)]));
     const svcCpu0 = Object.fromEntries(Object.entries(svc).map(([k, pid]) => [k, cpuSecondsOf(pid) ?? 0]));
     const workersCpu = () => procs.reduce((n, p) => n + (cpuSecondsOf(p.pid() ?? -1) ?? 0), 0);
     const workersCpu0 = workersCpu();
@@ -136,7 +135,7 @@ export async function runKafka(paths: Paths, services: Services, workers: number
     // A worker that dies or a broker restarted by someone else ends the attempt at once, not after the timeout.
     let fault = '';
     const faultWatch = setInterval(() => {
-      const restarted = svc.kafka !== undefined && servicePids(paths.root).kafka !== svc.kafka;
+      const restarted = svc.kafka !== undefined && !existsSync(`/proc/${svc.kafka}`);
       if (restarted) fault = 'the Kafka broker was restarted during the run (by another user of the dev services)';
       if (fault) status.kill();
     }, 2000);
@@ -169,6 +168,11 @@ export async function runKafka(paths: Paths, services: Services, workers: number
     };
     const run = crawlRun(`kafka-${workers}w`, hosts, pages, sum, stats, idle.stdout.split('\n').filter((l) => /^idle:|^frontier:/.test(l)).join(' | '));
     run.busyCoresBefore = busyCoresBefore;
+    run.seeds = web.seeds.length;
+    run.web_kind = 'bench';
+    run.servicesCpuSeconds = servicesCpu;
+    run.servicesIdleCpuPerSecond = servicesIdleCpuPerSecond;
+    if (workers === 1) run.threads = measured[0].threads;
     const servicesTotal = Object.values(servicesCpu).reduce((a, b) => a + b, 0);
     run.backgroundCpuSeconds = round(Math.max(0, busy - workersWindowCpu - stats.serverCpuSeconds - servicesTotal), 1);
     run.notes = [

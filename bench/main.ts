@@ -1,23 +1,29 @@
-// `npm run bench` (bench/run.sh builds first): crawlstream against Crawlee's CheerioCrawler on the
-// synthetic bench web, side by side in one run, plus the testbed's ceilings, per-stage costs, Kafka mode
-// and (optionally) a 100 000-page run. Writes bench/results/<stamp>.json and .md.
-//   --only crawlee,embedded,ceilings,stages,kafka,large,profile   (default: all but large)
-//   --with-large   --hosts N --pages N   --large-hosts N --large-pages N   --out DIR
+// `npm run bench` (bench/run.sh builds first): the figures of issue 11, each judged against its target,
+// with crawlstream compared to Crawlee's CheerioCrawler at its best in the same run, on the same machine,
+// against the same cheap bench web (bench/bench-server.ts). Writes bench/results/bench-<stamp>.json and .md.
+//   --only ceilings,engine,crawlee,embedded,duplicates,kafka,stages,profile,large   (default: all but large)
+//   --with-large   --hosts N --pages N --seeds N   --large-hosts N --large-pages N   --dup-hosts N --dup-pages N
+//   --crawlee-min 16,32 (minConcurrency of each Crawlee run; the fastest is the peer)   --crawlee-max 64
+//   --kafka-workers 1[,2]   --engine-records N   --levers FILE   --out DIR   --quiet-wait SECONDS (default 60)
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { summarizeProfile } from './cpu-profile.js';
-import { runCrawlee, runEmbedded, type CrawlRun, type Paths } from './crawls.js';
+import { quietWait, runCrawlee, runEmbedded, type CrawlRun, type Paths } from './crawls.js';
 import { ensureServices, runKafka } from './kafka-run.js';
+import { readLevers } from './levers.js';
 import { describeMachine } from './machine.js';
-import { hasGnuTime, round, runMeasured } from './proc.js';
-import { renderMarkdown, type Results } from './report.js';
+import { hasGnuTime, round, runMeasured, waitQuiet } from './proc.js';
+import { renderMarkdown } from './render.js';
+import type { EngineResult, Results } from './report.js';
 import { startWeb } from './web.js';
 
 const KAFKA_ATTEMPTS = 3;
-const SECTIONS = ['ceilings', 'crawlee', 'embedded', 'kafka', 'stages', 'profile', 'large'] as const;
+/** minConcurrency of the Crawlee runs (maxConcurrency 64); the fastest is the peer every ratio uses. */
+const DEFAULT_CRAWLEE_MIN = [16, 32];
+const SECTIONS = ['ceilings', 'engine', 'crawlee', 'embedded', 'duplicates', 'kafka', 'stages', 'profile', 'large'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const dist = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -46,6 +52,7 @@ async function ceilings(hosts: number, pages: number): Promise<Results['ceilings
       const web = await startWeb(dist, hosts, pages, scratch);
       const seedsFile = join(scratch, `seeds-${mode}.txt`);
       writeFileSync(seedsFile, web.seeds.join('\n') + '\n');
+      if (mode === 'fetch') await waitQuiet(quietWait.ms);
       const m = await runMeasured(process.execPath, [join(dist, 'bench/ceilings.js'), mode, '--seeds-file', seedsFile, '--pages', String(pages)]);
       const stats = await web.stop();
       if (m.exitCode !== 0) throw new Error(`ceiling ${mode} failed: ${m.stderrTail}`);
@@ -68,20 +75,58 @@ async function childJson(script: string, args: string[], nodeFlags: string[] = [
   return { ...(JSON.parse(m.stdout) as Record<string, unknown>), peakRssMb: m.peakRssMb };
 }
 
-async function profile(hosts: number, pages: number): Promise<Results['profile']> {
+async function profile(hosts: number, pages: number, seeds: number): Promise<Results['profile']> {
   const dir = mkdtempSync(join(tmpdir(), 'crawlstream-bench-cpuprof-'));
-  const run = await runEmbedded(paths, 'embedded-profiled', { hosts, pages, nodeFlags: ['--cpu-prof', '--cpu-prof-dir', dir] });
-  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  const run = await runEmbedded(paths, 'embedded-profiled', { hosts, pages, seeds, nodeFlags: ['--cpu-prof', '--cpu-prof-dir', dir] });
+  // One file per thread: CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile; the main thread's id is 0.
+  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+  const file = files.find((f) => f.split('.').at(-3) === '0') ?? files[0];
   if (!file) throw new Error('no .cpuprofile written');
   return { ...summarizeProfile(join(dir, file), dist), file: join(dir, file), pagesPerSecond: run.pagesPerSecond, pages: run.pages };
+}
+
+function list(v: string | undefined, d: number[], name: string): number[] {
+  if (v === undefined) return d;
+  const out = v.split(',').map((x) => Number(x.trim()));
+  if (out.length === 0 || out.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--${name} must be a comma-separated list of positive integers`);
+  return out;
+}
+
+async function kafkaSection(results: Results, workers: number[], hosts: number, pages: number, seeds: number): Promise<void> {
+  const services = ensureServices(root);
+  results.services = { ...services, note: services.startedByBench ? 'KAFKA_BROKERS etc. were not set: the bench ran scripts/dev-services.sh up (idempotent: starts what is not running)' : 'taken from KAFKA_BROKERS, SCHEMA_REGISTRY_URL, CLICKHOUSE_URL' };
+  say(`kafka: services ${results.services.note}`);
+  for (const n of workers) {
+    // The dev services are shared: another user's test may restart the broker mid-run. Try again then.
+    const failures: string[] = [];
+    for (let attempt = 1; attempt <= KAFKA_ATTEMPTS; attempt++) {
+      say(`crawlstream on Kafka, ${n} worker(s)${attempt > 1 ? `, attempt ${attempt}` : ''}…`);
+      try {
+        const r = await runKafka(paths, services, n, hosts, pages, seeds);
+        if (failures.length) r.notes = [...(r.notes ?? []), `earlier attempts failed: ${failures.join('; ')}`];
+        results.crawls[r.name] = r;
+        say(summary(r));
+        break;
+      } catch (err) {
+        failures.push((err as Error).message);
+        say(`kafka-${n}w attempt ${attempt} failed: ${(err as Error).message}`);
+        if (attempt < KAFKA_ATTEMPTS) await new Promise((r) => setTimeout(r, 15_000)); // a broker that just started needs a moment
+      }
+    }
+    if (failures.length === KAFKA_ATTEMPTS) (results.failed ??= []).push(`kafka-${n}w: ${failures.join('; ')}`);
+  }
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       only: { type: 'string' }, 'with-large': { type: 'boolean', default: false },
-      hosts: { type: 'string' }, pages: { type: 'string' },
-      'large-hosts': { type: 'string' }, 'large-pages': { type: 'string' }, out: { type: 'string' },
+      hosts: { type: 'string' }, pages: { type: 'string' }, seeds: { type: 'string' },
+      'large-hosts': { type: 'string' }, 'large-pages': { type: 'string' },
+      'dup-hosts': { type: 'string' }, 'dup-pages': { type: 'string' },
+      'crawlee-min': { type: 'string' }, 'crawlee-max': { type: 'string' },
+      'kafka-workers': { type: 'string' }, 'engine-records': { type: 'string' },
+      levers: { type: 'string' }, out: { type: 'string' }, 'quiet-wait': { type: 'string' },
     },
   });
   const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
@@ -89,89 +134,100 @@ async function main(): Promise<void> {
   const sections = new Set<Section>((only as Section[] | undefined) ?? SECTIONS.filter((s) => s !== 'large' || values['with-large']));
   const hosts = int(values.hosts, 200, 'hosts');
   const pages = int(values.pages, 50, 'pages');
+  const seeds = Math.min(hosts, int(values.seeds, 10, 'seeds'));
   const large = { hosts: int(values['large-hosts'], 2000, 'large-hosts'), pages: int(values['large-pages'], 50, 'large-pages') };
+  const dupWeb = { hosts: int(values['dup-hosts'], 20, 'dup-hosts'), pages: int(values['dup-pages'], 50, 'dup-pages') };
+  const crawleeMax = int(values['crawlee-max'], 64, 'crawlee-max');
+  const crawlee = list(values['crawlee-min'], DEFAULT_CRAWLEE_MIN, 'crawlee-min').map((min) => ({ min: Math.min(min, crawleeMax), max: crawleeMax }));
+  const kafkaWorkers = list(values['kafka-workers'], [1], 'kafka-workers');
+  const engineRecords = int(values['engine-records'], 200_000, 'engine-records');
+  if (values['quiet-wait'] !== undefined) quietWait.ms = Number(values['quiet-wait']) * 1000;
+  if (!Number.isFinite(quietWait.ms) || quietWait.ms < 0) throw new Error('--quiet-wait must be a number of seconds ≥ 0');
   const outDir = resolve(values.out ?? join(root, 'bench/results'));
+  const leversFile = resolve(values.levers ?? join(root, 'bench/levers.json'));
   const started = performance.now();
   const results: Results = {
     machine: describeMachine(root, hasGnuTime()),
-    options: { sections: [...sections], hosts, pagesPerHost: pages, large },
+    options: { sections: [...sections], hosts, pagesPerHost: pages, seeds, large, duplicatesWeb: dupWeb, crawlee },
     crawls: {},
   };
-  say(`sections: ${[...sections].join(', ')}; bench web ${hosts} hosts × ${pages} pages`);
+  say(`sections: ${[...sections].join(', ')}; bench web ${hosts} hosts × ${pages} pages, ${seeds} seeds`);
+  // A failed section is recorded with its reason and the others still run.
+  const section = async (name: Section, fn: () => Promise<void>) => {
+    if (!sections.has(name)) return;
+    try {
+      await fn();
+    } catch (err) {
+      say(`${name} failed: ${(err as Error).message}`);
+      (results.failed ??= []).push(`${name}: ${(err as Error).message}`);
+    }
+  };
 
-  if (sections.has('ceilings')) {
-    say('ceilings: fetch-only (undici, c=64) and parse-only (one core)');
+  await section('ceilings', async () => {
+    say('ceilings: fetch-only (undici, c=64) and parse-only (analyzeBody, one core)');
     const c = await ceilings(hosts, pages);
     results.ceilings = c;
-    say(`ceilings: fetch ${c!.fetch.pagesPerSecond} pages/s, parse ${c!.parse.benchPages.pagesPerSecond} pages/s`);
-  }
-  if (sections.has('crawlee')) {
-    for (const mode of ['fixed', 'autoscaled'] as const) {
-      say(`crawlee (${mode} concurrency)…`);
-      const r = await runCrawlee(paths, `crawlee-${mode}`, mode, { hosts, pages });
+    say(`ceilings: fetch ${c!.fetch.pagesPerSecond} pages/s, parse ${c!.parse.benchPages.cpuMicrosPerPage} µs/page`);
+  });
+  await section('engine', async () => {
+    say(`engine: pass-through of ${engineRecords} records on the embedded runtime…`);
+    await waitQuiet(quietWait.ms);
+    results.engine = (await childJson('engine-pass.js', ['--records', String(engineRecords)])) as unknown as EngineResult;
+    say(`engine: ${results.engine.recordsPerCpuSecond} records per CPU-second (${results.engine.cpuMicrosPerRecord} µs/record)`);
+  });
+  await section('crawlee', async () => {
+    for (const c of crawlee) {
+      say(`crawlee (minConcurrency ${c.min}, maxConcurrency ${c.max})…`);
+      const r = await runCrawlee(paths, `crawlee-min${c.min}`, c, { hosts, pages, seeds });
       results.crawls[r.name] = r;
       say(summary(r));
     }
-  }
-  if (sections.has('embedded')) {
+  });
+  await section('embedded', async () => {
     say('crawlstream embedded…');
-    const r = await runEmbedded(paths, 'embedded', { hosts, pages, replay: true });
+    const r = await runEmbedded(paths, 'embedded', { hosts, pages, seeds, replay: true, countRecords: true });
     results.crawls[r.name] = r;
     say(summary(r));
+    if (r.logCounts) say(`embedded: ${r.logCounts.total} records through the topology = ${round(r.logCounts.total / Math.max(1, r.pages), 2)} per page`);
     if (r.replay) say(`replay of fetched through parse, sink: ${r.replay.records} records in ${r.replay.wallSeconds} s = ${r.replay.recordsPerSecond} records/s`);
-  }
-  if (sections.has('kafka')) {
-    const services = ensureServices(root);
-    results.services = { ...services, note: services.startedByBench ? 'KAFKA_BROKERS etc. were not set: the bench ran scripts/dev-services.sh up (idempotent: starts what is not running)' : 'taken from KAFKA_BROKERS, SCHEMA_REGISTRY_URL, CLICKHOUSE_URL' };
-    say(`kafka: services ${results.services.note}`);
-    for (const n of [1, 2]) {
-      // The dev services are shared: another user's test may restart the broker mid-run. Try again then.
-      const failures: string[] = [];
-      for (let attempt = 1; attempt <= KAFKA_ATTEMPTS; attempt++) {
-        say(`crawlstream on Kafka, ${n} worker(s)${attempt > 1 ? `, attempt ${attempt}` : ''}…`);
-        try {
-          const r = await runKafka(paths, services, n, hosts, pages);
-          if (failures.length) r.notes = [...(r.notes ?? []), `earlier attempts failed: ${failures.join('; ')}`];
-          results.crawls[r.name] = r;
-          say(summary(r));
-          break;
-        } catch (err) {
-          failures.push((err as Error).message);
-          say(`kafka-${n}w attempt ${attempt} failed: ${(err as Error).message}`);
-          if (attempt < KAFKA_ATTEMPTS) await new Promise((r) => setTimeout(r, 15_000)); // a broker that just started needs a moment
-        }
-      }
-      if (failures.length === KAFKA_ATTEMPTS) (results.failed ??= []).push(`kafka-${n}w: ${failures.join('; ')}`);
-    }
-  }
-  if (sections.has('stages')) {
+  });
+  await section('duplicates', async () => {
+    say(`crawlstream embedded on the template-heavy web (${dupWeb.hosts} hosts × ${dupWeb.pages} pages)…`);
+    const r = await runEmbedded(paths, 'embedded-template-heavy', { ...dupWeb, seeds: Math.min(seeds, dupWeb.hosts), kind: 'template-heavy', countRecords: true });
+    results.crawls[r.name] = r;
+    say(summary(r));
+    const d = r.logCounts?.duplicates;
+    if (d) say(`template-heavy: ${d.records} duplicate records about ${d.pages} pages`);
+  });
+  await section('kafka', () => kafkaSection(results, kafkaWorkers, hosts, pages, seeds));
+  await section('stages', async () => {
     say('stage costs…');
     const env = results.services?.clickhouse;
     if (env) process.env.CLICKHOUSE_URL = env;
     results.stages = await childJson('stages.js', []);
     say('seen-set at 10 million URLs…');
     results.seenSet = await childJson('seen-set.js', ['10000000'], ['--expose-gc']);
-  }
-  if (sections.has('profile')) {
+  });
+  await section('profile', async () => {
     say('profiled embedded crawl (node --cpu-prof)…');
-    results.profile = await profile(hosts, pages);
-  }
-  if (sections.has('large')) {
-    say(`large: embedded on ${large.hosts} hosts × ${large.pages} pages…`);
+    results.profile = await profile(hosts, pages, seeds);
+  });
+  await section('large', async () => {
+    say(`large: embedded on ${large.hosts} hosts × ${large.pages} pages (the server renders ${large.hosts * large.pages} pages first)…`);
     const r = await runEmbedded(paths, 'embedded-large', {
-      hosts: large.hosts, pages: large.pages, keepSeries: true,
+      hosts: large.hosts, pages: large.pages, seeds, keepSeries: true,
       onSample: (s) => { if (Math.round(s.t) % 30 === 0) say(`large: ${Math.round(s.t)} s, RSS ${s.rssMb} MB`); },
     });
     results.large = r;
     say(summary(r));
-  }
+  });
 
   results.durationSeconds = round((performance.now() - started) / 1000, 1);
   const stamp = results.machine.date.replace(/[:]/g, '-').replace(/\..*$/, '');
   const suffix = only ? `-${only.join('+')}` : '';
   mkdirSync(outDir, { recursive: true });
   const base = join(outDir, `bench-${stamp}${suffix}`);
-  const md = renderMarkdown(results);
+  const md = renderMarkdown(results, readLevers(leversFile));
   writeFileSync(`${base}.json`, JSON.stringify(results, null, 2) + '\n');
   writeFileSync(`${base}.md`, md);
   process.stdout.write(md);

@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ThreadSampler, type ThreadGroups } from './threads.js';
 
 const GNU_TIME = '/usr/bin/time';
 const CLOCK_TICKS = 100;
@@ -27,6 +28,8 @@ export interface Measured {
   /** Where the peak came from: 'gnu-time' (wait4 ru_maxrss) or 'proc' (sampled VmHWM). */
   source: 'gnu-time' | 'proc';
   rssSeries: RssSample[];
+  /** CPU by thread of the measured process (with RunOptions.threads). */
+  threads?: ThreadGroups;
   stdout: string;
   stderrTail: string;
 }
@@ -40,6 +43,8 @@ export interface RunOptions {
   onSample?: (s: RssSample) => void;
   /** Called with each chunk the command writes to stderr. */
   onStderr?: (chunk: string) => void;
+  /** Sample the measured process's threads' CPU with each RSS sample. */
+  threads?: boolean;
 }
 
 let gnuTime: boolean | undefined;
@@ -126,10 +131,12 @@ export function startMeasured(cmd: string, args: string[], opts: RunOptions = {}
   const series: RssSample[] = [];
   let peakHwmKb = 0;
   let lastCpu = 0;
+  let threads: ThreadSampler | undefined;
   const sample = () => {
     // Under GNU time the measured command is time's child; without it, the spawned process itself.
     const tree = useTime ? descendants(child.pid!) : [child.pid!, ...descendants(child.pid!)];
     if (tree.length === 0) return;
+    if (opts.threads) (threads ??= new ThreadSampler(tree[0])).sample();
     const rssKb = tree.reduce((n, p) => n + statusKb(p, 'VmRSS'), 0);
     peakHwmKb = Math.max(peakHwmKb, statusKb(tree[0], 'VmHWM'), rssKb);
     if (!useTime) lastCpu = Math.max(lastCpu, tree.reduce((n, p) => n + (procStat(p)?.cpuTicks ?? 0), 0) / CLOCK_TICKS);
@@ -182,6 +189,7 @@ export function startMeasured(cmd: string, args: string[], opts: RunOptions = {}
         peakRssMb: round(peakKb / 1024, 1),
         source: useTime ? 'gnu-time' : 'proc',
         rssSeries: series,
+        ...(threads ? { threads: threads.groups() } : {}),
         stdout,
         stderrTail: stderr,
       });

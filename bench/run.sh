@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# npm run bench [-- --only crawlee,embedded,ceilings,stages,kafka,large,profile] [--with-large] [--hosts N --pages N]
+# npm run bench [-- --only ceilings,engine,crawlee,embedded,duplicates,kafka,stages,profile,large] [--with-large]
+#                 [--hosts N --pages N --seeds N] [--crawlee-min 16,32] [--quiet-wait S]   (all options: bench/main.ts)
 # Builds the project, installs the benchmark-only dependencies (Crawlee) into bench/node_modules when
-# missing, then runs the harness (dist/bench/main.js). Results: bench/results/bench-<date>.json and .md.
+# missing, then runs the harness (dist/bench/main.js). Results: bench/results/bench-<date>.json and .md;
+# `node dist/bench/rerender.js FILE.json` renders a results file again (e.g. after bench/levers.json changed).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"

@@ -1,13 +1,18 @@
 // The bench web in its own process (so a crawler's RSS and CPU never include it), and what its request
 // log says about a crawl: the server is the arbiter of how many pages were fetched and how politely.
+// The server is bench/bench-server.ts: pages pre-rendered and served from memory, so that it costs almost
+// nothing per page and leaves the cores to the crawler measured.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { WebKind } from './bench-pages.js';
 import { cpuSecondsOf, round } from './proc.js';
 
 export interface WebStats {
-  /** Requests for anything but /robots.txt. */
+  /** Requests for pages of the bench web (robots.txt and 404s excluded). */
   pageRequests: number;
+  /** Requests answered 404 (sitemaps and other paths that are not pages), path → count. */
+  otherRequests?: Record<string, number>;
   /** Distinct (host, path) pairs among them: pages fetched more than once count once. */
   distinctPages: number;
   robotsRequests: number;
@@ -30,6 +35,12 @@ export interface WebStats {
   maxConnectionsPerHost: number;
   /** Most connections open to the whole web at once (sampled likewise). */
   maxConnectionsTotal: number;
+  /**
+   * Per host, the time from the end of one request to the start of the next (robots.txt included), ms:
+   * how long a crawler leaves a host idle between its requests. With one request per host at a time this
+   * round trip through the crawler (completion → schedule → release → fetch) bounds pages/s per host.
+   */
+  hostGapMs?: { p50: number; p90: number } | null;
   /** Hosts that received a page request before their robots.txt request ended (robots.txt not read first). */
   hostsPageBeforeRobots: number;
   hosts: number;
@@ -37,10 +48,20 @@ export interface WebStats {
   serverCpuSeconds: number;
 }
 
+export interface WebOptions {
+  /** Which pages (default 'bench'). */
+  kind?: WebKind;
+  /** How many root URLs to give the crawler as seeds (default every origin's root). */
+  seeds?: number;
+}
+
 export interface BenchWeb {
   port: number;
   origins: string[];
+  /** The roots of the first `seeds` origins: the rest are found through cross-host links. */
   seeds: string[];
+  /** Seconds the server spent rendering its pages before it listened (not part of any measurement). */
+  renderSeconds: number;
   pid: number;
   /** Stops the server and reads its request log. */
   stop(): Promise<WebStats>;
@@ -56,18 +77,20 @@ interface LogLine {
   status: number;
 }
 
-export async function startWeb(distDir: string, hosts: number, pages: number, logDir: string): Promise<BenchWeb> {
+export async function startWeb(distDir: string, hosts: number, pages: number, logDir: string, opts: WebOptions = {}): Promise<BenchWeb> {
   const logFile = join(logDir, `web-${process.pid}-${Date.now()}.jsonl`);
-  const child = spawn(process.execPath, [join(distDir, 'test-web/serve.js'), '--scenario', 'bench', '--hosts', String(hosts), '--pages', String(pages), '--log', logFile], {
+  const args = [join(distDir, 'bench/bench-server.js'), '--kind', opts.kind ?? 'bench', '--hosts', String(hosts), '--pages', String(pages), '--log', logFile];
+  const child = spawn(process.execPath, args, {
     // stdin stays a pipe: if the harness dies, the server sees it close and exits.
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const line = await firstLine(child);
-  const info = JSON.parse(line) as { port: number; seeds: string[]; origins: string[] };
+  const info = JSON.parse(line) as { port: number; seeds: string[]; origins: string[]; renderSeconds: number };
   const cpuAtStart = cpuSecondsOf(child.pid!) ?? 0;
   const connections = sampleConnections(info.port);
   return {
     ...info,
+    seeds: info.seeds.slice(0, opts.seeds ?? info.seeds.length),
     pid: child.pid!,
     stop: async () => {
       const cpuAtEnd = cpuSecondsOf(child.pid!) ?? cpuAtStart;
@@ -140,6 +163,14 @@ function sampleConnections(port: number): { stop(): { maxConnectionsPerHost: num
   };
 }
 
+/** Median and 90th percentile, ms (null without data). */
+function quantiles(values: number[]): { p50: number; p90: number } | null {
+  if (values.length === 0) return null;
+  const v = [...values].sort((a, b) => a - b);
+  const q = (p: number) => round(v[Math.min(v.length - 1, Math.floor(p * v.length))], 1);
+  return { p50: q(0.5), p90: q(0.9) };
+}
+
 export function analyzeLog(text: string): Omit<WebStats, 'serverCpuSeconds' | 'maxConnectionsPerHost' | 'maxConnectionsTotal'> {
   const lines: LogLine[] = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogLine);
   const byHost = new Map<string, LogLine[]>();
@@ -147,6 +178,7 @@ export function analyzeLog(text: string): Omit<WebStats, 'serverCpuSeconds' | 'm
   const distinct = new Set<string>();
   let pageRequests = 0;
   let robotsRequests = 0;
+  const otherRequests: Record<string, number> = {};
   let first = Infinity;
   let last = -Infinity;
   for (const l of lines) {
@@ -160,14 +192,24 @@ export function analyzeLog(text: string): Omit<WebStats, 'serverCpuSeconds' | 'm
       robotsRequests++;
       continue;
     }
+    if (l.status === 404) {
+      otherRequests[l.path] = (otherRequests[l.path] ?? 0) + 1;
+      continue;
+    }
     pageRequests++;
     distinct.add(`${l.host} ${l.path}`);
     statuses[l.status] = (statuses[l.status] ?? 0) + 1;
   }
   let pageBeforeRobots = 0;
   let peakPerSecond = 0;
+  const gaps: number[] = [];
   for (const list of byHost.values()) {
     const starts = list.map((l) => l.startedAt).sort((a, b) => a - b);
+    const byStart = [...list].sort((a, b) => a.startedAt - b.startedAt);
+    for (let i = 1; i < byStart.length; i++) {
+      const prevEnd = byStart[i - 1].endedAt;
+      if (prevEnd !== null) gaps.push(byStart[i].startedAt - prevEnd);
+    }
     for (let i = 0, j = 0; i < starts.length; i++) {
       while (starts[i] - starts[j] >= 1000) j++;
       peakPerSecond = Math.max(peakPerSecond, i - j + 1);
@@ -178,11 +220,13 @@ export function analyzeLog(text: string): Omit<WebStats, 'serverCpuSeconds' | 'm
   }
   return {
     pageRequests,
+    otherRequests,
     distinctPages: distinct.size,
     robotsRequests,
     statuses,
     activeSeconds: lines.length ? round((last - first) / 1000, 2) : 0,
     peakRequestsPerHostPerSecond: peakPerSecond,
+    hostGapMs: quantiles(gaps),
     hostsPageBeforeRobots: pageBeforeRobots,
     hosts: byHost.size,
   };
