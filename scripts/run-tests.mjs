@@ -25,7 +25,6 @@ function walk(dir, out = []) {
 
 const files = walk(dist)
   .map((p) => relative(root, p))
-  .filter((p) => !p.startsWith('dist/bench/'))
   .filter((p) => filters.length === 0 || filters.some((f) => p.includes(f)))
   .sort();
 const serial = (p) => p.includes('.e2e.') || p.includes('.integration.');
