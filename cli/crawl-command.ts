@@ -2,7 +2,9 @@
 // flight finish, everything is committed); the same command resumes where it stopped.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { runEmbeddedCrawl } from '../crawl/embedded-crawl.js';
+import { runEmbeddedCrawl, type CrawlSummary } from '../crawl/embedded-crawl.js';
+import { serveTelemetry } from '../crawl/telemetry.js';
+import { lingerThenClose, METRICS_FLAGS, metricsOptionsFrom, WARC_FLAGS, warcOutputFrom } from './observe-options.js';
 import { NetworkPolicy } from '../fetching/network-policy.js';
 import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, durationOption, intOption, LIMITS, listOption, parse, TIMER_MAX_MS, UsageError } from './options.js';
 import { formatProgress, formatSummary, stderrLogger } from './progress.js';
@@ -21,6 +23,8 @@ export async function run(argv: string[]): Promise<number> {
     quiet: { type: 'boolean' },
     'run-for': { type: 'string' },
     ...MODULE_FLAGS,
+    ...WARC_FLAGS,
+    ...METRICS_FLAGS,
   });
   const modules = await loadModules(values);
   // Every option is checked before anything is read or written: a bad one must not leave a data directory behind.
@@ -40,9 +44,13 @@ export async function run(argv: string[]): Promise<number> {
   }
   const config = crawlConfigFrom(values, { allowNetworks }, seeds);
   const runFor = durationOption(values, 'run-for', LIMITS.runForMs);
+  const warc = warcOutputFrom(values);
+  const metrics = metricsOptionsFrom(values);
   const dataDir = resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR);
   const log = stderrLogger();
   warnAboutRefusedSeeds(seeds, policy, log.warn);
+  // Before the crawl: a port in use is a clear error, not a crawl without its metrics.
+  const served = metrics ? await serveTelemetry(metrics, log) : undefined;
 
   const abort = new AbortController();
   let interrupts = 0;
@@ -64,14 +72,17 @@ export async function run(argv: string[]): Promise<number> {
   }, Math.min(runFor, TIMER_MAX_MS));
   const quiet = values.quiet === true;
   let last = { at: performance.now(), pages: 0 };
+  let summary: CrawlSummary;
   try {
-    const summary = await runEmbeddedCrawl({
+    summary = await runEmbeddedCrawl({
       dataDir,
       config,
       seeds,
       partitions,
       clickhouseUrl: values['clickhouse-url'] as string | undefined,
       ...modules,
+      warc,
+      telemetry: served?.telemetry,
       log,
       signal: abort.signal,
       onProgress: quiet ? undefined : (stats) => {
@@ -81,13 +92,17 @@ export async function run(argv: string[]): Promise<number> {
         process.stderr.write(formatProgress(stats, rate) + '\n');
       },
     });
-    process.stdout.write(formatSummary(summary, dataDir) + '\n');
-    return 0;
+  } catch (err) {
+    await served?.close();
+    throw err;
   } finally {
     clearTimeout(stopTimer);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+  process.stdout.write(formatSummary(summary, dataDir) + '\n');
+  if (served) await lingerThenClose(served);
+  return 0;
 }
 
 function warnAboutRefusedSeeds(seeds: string[], policy: NetworkPolicy, warn: (m: string) => void): void {

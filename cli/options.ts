@@ -42,6 +42,10 @@ export const LIMITS = {
   /** Nutch's fetcher.max.crawl.delay defaults to 30 s; a day between two requests is no crawl at all. */
   maxCrawlDelayMs: { min: 0, max: DAY_MS },
   runForMs: { min: 1, max: 3_650 * DAY_MS },
+  /** 0 picks a free port (the log line says which). */
+  metricsPort: { min: 0, max: 65_535 },
+  /** --metrics-linger: long enough for a scrape interval or two; a timer, so below TIMER_MAX_MS. */
+  metricsLingerMs: { min: 1, max: DAY_MS },
 } as const satisfies Record<string, Bounds>;
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;

@@ -6,6 +6,8 @@ import { intOption, LIMITS, listOption, parse, UsageError } from './options.js';
 import { brokersOf, KAFKA_FLAGS, required } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
+import { METRICS_FLAGS, metricsOptionsFrom, WARC_FLAGS, warcOutputFrom } from './observe-options.js';
+import { serveTelemetry } from '../crawl/telemetry.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
@@ -17,8 +19,12 @@ export async function run(argv: string[]): Promise<number> {
     'data-dir': { type: 'string' },
     'session-timeout-ms': { type: 'string' },
     ...MODULE_FLAGS,
+    ...WARC_FLAGS,
+    ...METRICS_FLAGS,
   });
   const sessionTimeoutMs = intOption(values, 'session-timeout-ms', LIMITS.sessionTimeoutMs);
+  const warc = warcOutputFrom(values);
+  const metrics = metricsOptionsFrom(values);
   const modules = await loadModules(values);
   const allowNetworks = listOption(values, 'allow-network');
   try {
@@ -27,6 +33,7 @@ export async function run(argv: string[]): Promise<number> {
     throw new UsageError((err as Error).message);
   }
   const log = stderrLogger();
+  const served = metrics ? await serveTelemetry(metrics, log) : undefined;
   // A promise rejected without a handler must not take the worker down mid-crawl: say it and go on.
   process.on('unhandledRejection', (err) => log.warn(`unhandled: ${(err as Error)?.stack ?? err}`));
   const abort = new AbortController();
@@ -40,6 +47,8 @@ export async function run(argv: string[]): Promise<number> {
     dataDir: resolve((values['data-dir'] as string | undefined) ?? `crawl-data/worker-${process.pid}`),
     sessionTimeoutMs,
     ...modules,
+    warc,
+    telemetry: served?.telemetry,
     log,
     signal: abort.signal,
   });
@@ -64,6 +73,7 @@ export async function run(argv: string[]): Promise<number> {
   }, 60_000);
   await worker.stop();
   clearTimeout(bound);
+  await served?.close();
   // Everything is committed and every client closed; kafkajs may still hold a consumer it
   // restarted by itself after a broker failure, which would keep the process alive.
   process.exit(0);

@@ -10,17 +10,31 @@ import { hasChanged, recrawlAfter } from './recrawl-policy.js';
 import { fetchSitemap, sitemapProblem } from './sitemap-fetch.js';
 import type { HttpFetcher } from '../fetching/http-fetcher.js';
 import { compressBodyAsync } from '../fetching/body-codec.js';
+import { truncationReason } from '../warc/capture.js';
+import type { CrawlObserver } from '../crawl/services.js';
 
 const inputs = [scheduled] as const;
 const outputs = [fetched, discoveredUrls] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
+/** What the fetch processor needs: the HTTP client, the configuration, and someone to tell each outcome. */
+export interface FetchServices {
+  fetcher: HttpFetcher;
+  config: CrawlConfig;
+  observer: CrawlObserver;
+}
+
 class Fetch implements Processor<In, Out> {
   private startedAt = 0;
   private readonly inFlight = new Set<AbortController>();
+  private readonly fetcher: HttpFetcher;
+  private readonly config: CrawlConfig;
 
-  constructor(private readonly fetcher: HttpFetcher, private readonly config: CrawlConfig) {}
+  constructor(private readonly s: FetchServices) {
+    this.fetcher = s.fetcher;
+    this.config = s.config;
+  }
 
   init(ctx: ProcessorContext<Out>): void {
     this.startedAt = ctx.now();
@@ -39,7 +53,8 @@ class Fetch implements Processor<In, Out> {
     this.inFlight.add(abort);
     try {
       if (request.kind === 'sitemap') {
-        const { outcome, summary, found } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now);
+        const { outcome, summary, found, kept, cut } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now, this.config.maxBodyBytes);
+        this.observe(request, outcome);
         if (abort.signal.aborted) return; // abandoned: the task's new owner fetches it again
         // Only a successful answer is read as a sitemap: a 404 page is no sitemap, not a broken one.
         const problem = outcome.status >= 200 && outcome.status < 300 ? sitemapProblem(summary) : '';
@@ -47,22 +62,33 @@ class Fetch implements Processor<In, Out> {
         ctx.metrics.count('sitemap-urls', found.length);
         // Each listed URL travels keyed by its host: the sitemap's own (the parser refused others).
         for (const u of found) ctx.forward('discovered-urls', request.host, u);
-        return this.record(ctx, request, { ...outcome, error: outcome.error || problem }, {}, outcome.sha1, found.length);
+        // The body is kept up to the page cap: an archive of the crawl holds what the sitemap said.
+        const truncation = outcome.incomplete ? truncationReason(outcome.errorKind) : cut ? 'length' : '';
+        return this.record(ctx, request, { ...outcome, body: kept, error: outcome.error || problem }, {}, outcome.sha1, found.length, truncation);
       }
       const headers: Record<string, string> = {};
       if (request.if_none_match) headers['if-none-match'] = request.if_none_match;
       if (request.if_modified_since) headers['if-modified-since'] = request.if_modified_since;
       const outcome = await this.fetcher.fetch(request.url, { headers, signal: abort.signal });
+      this.observe(request, outcome);
       if (abort.signal.aborted) return;
       const sha1 = outcome.body.length ? createHash('sha1').update(outcome.body).digest('hex') : '';
-      return await this.record(ctx, request, outcome, headers, sha1, 0);
+      return await this.record(ctx, request, outcome, headers, sha1, 0, outcome.incomplete ? truncationReason(outcome.errorKind) : '');
     } finally {
       this.inFlight.delete(abort);
     }
   }
 
+  /** Every request that left, abandoned ones too: the server may have seen it. */
+  private observe(request: FetchRequest, o: FetchOutcome): void {
+    this.s.observer.fetchDone({ kind: request.kind, status: o.status, errorKind: o.errorKind, truncated: o.truncated, seconds: o.elapsedMs / 1000, wireBytes: o.wireBytes });
+  }
+
   /** The fetched record: the outcome, the body (compressed), validators and the URL's recrawl decision. */
-  private async record(ctx: ProcessorContext<Out>, request: FetchRequest, outcome: FetchOutcome, sent: Record<string, string>, sha1: string, sitemapUrls: number): Promise<void> {
+  private async record(
+    ctx: ProcessorContext<Out>, request: FetchRequest, outcome: FetchOutcome, sent: Record<string, string>, sha1: string, sitemapUrls: number,
+    truncation: string,
+  ): Promise<void> {
     const stored = await compressBodyAsync(outcome.body);
     const changed = hasChanged(outcome.status, sha1, request.previous_sha1);
     const recrawl = recrawlAfter(request, { status: outcome.status, changed, startedAt: outcome.startedAt }, this.config);
@@ -103,6 +129,14 @@ class Fetch implements Processor<In, Out> {
       next_due_at: recrawl.nextDueAt,
       sitemap_depth: request.sitemap_depth,
       sitemap_urls: sitemapUrls,
+      http_version: outcome.httpVersion,
+      status_text: outcome.statusText,
+      request_method: outcome.method,
+      request_headers: outcome.requestHeaders.map(([name, value]) => ({ name, value })),
+      response_headers: outcome.responseHeaders.map(([name, value]) => ({ name, value })),
+      truncation: outcome.status > 0 ? truncation : '',
+      previous_sha1: request.previous_sha1,
+      previous_captured_at: request.previous_captured_at,
     };
     ctx.metrics.count(request.kind === 'robots' ? 'robots-requests' : request.kind === 'sitemap' ? 'sitemap-requests' : 'requests');
     if (outcome.error) ctx.metrics.count(`errors.${outcome.errorKind || 'other'}`);
@@ -125,5 +159,5 @@ export const fetchProcessor = defineProcessor({
   stores: [],
   concurrency: { maxInFlight: 128, perKeyOrder: true },
   delivery: 'At least once at the server: after a crash, requests that were in flight are sent again (after one host delay); the outcome is recorded once.',
-  create: (s: { fetcher: HttpFetcher; config: CrawlConfig }) => new Fetch(s.fetcher, s.config),
+  create: (s: FetchServices) => new Fetch(s),
 });

@@ -10,7 +10,8 @@ import { LocalSchemaRegistry } from '../avro/local-schema-registry.js';
 import { TopicCodecs } from '../avro/topic-codecs.js';
 import { bucketsOfPartition, partitionFor } from '../partitioning.js';
 import type { Topology } from '../topology.js';
-import { StreamTask, type OutputRecord, type RawRecord, type TaskCommit } from '../task/stream-task.js';
+import { StreamTask, type CommitReport, type OutputRecord, type RawRecord, type TaskCommit } from '../task/stream-task.js';
+import type { TaskLag } from '../task/task-metrics.js';
 import { PartitionLog, type AppendRecord, type LogEnd } from './partition-log.js';
 import {
   counterKey, encodeJson, logEndKey, metaKey, openStateDb, positionKey, readCounters, readJson, readLogEnd, readPosition,
@@ -39,7 +40,10 @@ export interface EmbeddedOptions<S> {
   owns?: (record: RawRecord, partition: number, partitions: number) => boolean;
   /** Where a group with no stored position starts reading (default: the log's first offset). */
   startAt?: (group: string, topic: string, log: PartitionLog) => number;
+  /** Told what each durable task commit held (metrics); must return at once. */
+  onCommitted?: (report: CommitReport) => void;
 }
+
 
 export const DEFAULT_PARTITIONS = 8;
 
@@ -156,6 +160,18 @@ export class EmbeddedRuntime<S = unknown> {
     }
   }
 
+  /** What every task has still to read, per input topic (committed log ends only). */
+  lag(): TaskLag[] {
+    const out: TaskLag[] = [];
+    for (const t of this.tasks) {
+      if (t.lifecycle.state !== 'running') continue;
+      for (const topic of t.node.inputs) {
+        out.push({ processor: t.node.name, partition: t.partition, topic, records: Math.max(0, this.log(topic, t.partition).end - t.nextOffset(topic)) });
+      }
+    }
+    return out;
+  }
+
   isIdle(): boolean {
     if (this.committing || this.commitAgain || this.pendingProduce.length) return false;
     for (const t of this.tasks) {
@@ -226,6 +242,7 @@ export class EmbeddedRuntime<S = unknown> {
             this.requestCommit();
             this.pumpSoon(task);
           },
+          onCommitted: this.options.onCommitted,
         });
         this.tasks.push(task);
         for (const topic of node.inputs) this.consumers.set(topic, [...(this.consumers.get(topic) ?? []), task]);

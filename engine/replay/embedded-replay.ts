@@ -8,7 +8,8 @@ import { EmbeddedRuntime } from '../embedded/embedded-runtime.js';
 import type { PartitionLog } from '../embedded/partition-log.js';
 import type { ReplayPlan } from './replay-plan.js';
 import { copiedAway, readScaleEvents } from '../scale/scale-history.js';
-import { ProgressMeter, type ReplayProgress } from './replay-progress.js';
+import { ProgressMeter, type ReplayProgress, type ReplayView } from './replay-progress.js';
+import type { CommitReport } from '../task/stream-task.js';
 
 export interface EmbeddedReplayOptions<S> {
   dataDir: string;
@@ -20,6 +21,10 @@ export interface EmbeddedReplayOptions<S> {
   log: Logger;
   onProgress?: (p: ReplayProgress) => void;
   signal?: AbortSignal;
+  /** Told what each durable task commit held (metrics). */
+  onCommitted?: (report: CommitReport) => void;
+  /** Called once the replay's tasks exist. */
+  onStarted?: (view: ReplayView<S>) => void;
 }
 
 export async function runEmbeddedReplay<S>(o: EmbeddedReplayOptions<S>): Promise<ReplayProgress> {
@@ -38,7 +43,9 @@ export async function runEmbeddedReplay<S>(o: EmbeddedReplayOptions<S>): Promise
     // A replayed record is processed where it lies, whoever owns its key today, unless growing the
     // partition count copied it elsewhere (then the copy is processed).
     owns: (r, partition) => !copiedAway(scaleEvents, r.topic, partition, r.offset, r.key),
+    onCommitted: o.onCommitted,
   });
+  o.onStarted?.({ tasks: () => runtime.tasks, lag: () => runtime.lag() });
   let timer: NodeJS.Timeout | undefined;
   try {
     const starts: number[] = [];

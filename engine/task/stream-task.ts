@@ -37,6 +37,16 @@ export interface TaskCommit {
   counters: Map<string, number>;
 }
 
+/** What one durable commit of a task held, for observers (metrics); positions and stores aside. */
+export interface CommitReport {
+  processor: string;
+  partition: number;
+  /** Records written per (physical) output topic, dead letters included. */
+  produced: ReadonlyMap<string, number>;
+  /** How much each counter grew with this commit. */
+  counted: ReadonlyMap<string, number>;
+}
+
 export interface TaskOptions<S> {
   node: ProcessorNode<S>;
   partition: number;
@@ -50,6 +60,8 @@ export interface TaskOptions<S> {
   owns: (record: RawRecord) => boolean;
   /** Called whenever the task has something new to commit or can take more input. */
   onActivity: () => void;
+  /** Called after each commit the runtime made durable. Must return at once and not throw. */
+  onCommitted?: (report: CommitReport) => void;
 }
 
 type AnyProcessor = Processor<Record<string, unknown>, Record<string, unknown>>;
@@ -80,6 +92,8 @@ export class StreamTask<S = unknown> {
   /** Physical topic → the name the processor declared. */
   private readonly declared = new Map<string, string>();
   private settledWaiters: (() => void)[] = [];
+  /** Counter totals as last committed, to report how much a commit added. */
+  private readonly committedTotals = new Map<string, number>();
   /** How the task left, once it has: an abandoned task commits nothing more. */
   private exit: 'closed' | 'handed-over' | 'abandoned' | undefined;
 
@@ -102,7 +116,10 @@ export class StreamTask<S = unknown> {
   /** Starts processing from the restored positions; the processor's init runs first. */
   async start(positions: ReadonlyMap<string, InputPosition>, counters?: ReadonlyMap<string, number>): Promise<void> {
     for (const topic of this.node.inputs) this.trackers.set(topic, new InputTracker(positions.get(topic) ?? { base: 0, done: [] }));
-    if (counters) this.metrics.restore(counters);
+    if (counters) {
+      this.metrics.restore(counters);
+      for (const [name, v] of counters) this.committedTotals.set(name, v);
+    }
     await this.processor.init?.(this.sharedContext);
     this.lifecycle.to('running');
   }
@@ -210,6 +227,24 @@ export class StreamTask<S = unknown> {
   committed(commit: TaskCommit): void {
     for (const { topic, position } of commit.positions) this.tracker(topic).markCommitted(position);
     for (const { store } of commit.stores) store.writesCommitted();
+    if (this.options.onCommitted) this.report(commit, this.options.onCommitted);
+  }
+
+  private report(commit: TaskCommit, to: (r: CommitReport) => void): void {
+    const produced = new Map<string, number>();
+    for (const o of commit.outputs) produced.set(o.topic, (produced.get(o.topic) ?? 0) + 1);
+    const counted = new Map<string, number>();
+    for (const [name, total] of commit.counters) {
+      const by = total - (this.committedTotals.get(name) ?? 0);
+      this.committedTotals.set(name, total);
+      if (by > 0) counted.set(name, by);
+    }
+    if (produced.size === 0 && counted.size === 0) return;
+    try {
+      to({ processor: this.node.name, partition: this.partition, produced, counted });
+    } catch (err) {
+      this.options.log.warn(`${this.id}: a commit observer threw: ${(err as Error).message}`);
+    }
   }
 
   /** Clean stop: no new record starts, records in progress finish (and can then be committed). */
