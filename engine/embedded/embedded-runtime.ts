@@ -46,6 +46,8 @@ export interface EmbeddedOptions<S> {
 
 
 export const DEFAULT_PARTITIONS = 8;
+/** How long a stop waits for sinks to finish what the other processors committed. */
+const SINK_DRAIN_MS = 30_000;
 
 export class EmbeddedRuntime<S = unknown> {
   readonly tasks: StreamTask<S>[] = [];
@@ -56,6 +58,8 @@ export class EmbeddedRuntime<S = unknown> {
   private commitAgain = false;
   private lastCommit = 0;
   private stopping = false;
+  /** stop() has begun: only sinks still take records. */
+  private draining = false;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly toPump = new Set<StreamTask<S>>();
   private pumpScheduled = false;
@@ -186,14 +190,37 @@ export class EmbeddedRuntime<S = unknown> {
    * nothing is fetched twice after a resume), commits, and closes.
    */
   async stop(): Promise<void> {
-    if (this.stopping) return;
-    this.stopping = true;
+    if (this.stopping || this.draining) return;
+    this.draining = true;
     for (const t of this.timers) clearInterval(t);
-    await Promise.all(this.tasks.map((t) => t.close()));
+    // Processors that write nothing downstream (sinks) then read to the end of what the others
+    // committed, so that what a stopped application produced is in its sinks, not left for its
+    // next start; bounded, as a sink whose destination is away would hold the stop forever.
+    const sinks = this.tasks.filter((t) => t.node.definition.outputs.length === 0);
+    await Promise.all(this.tasks.filter((t) => !sinks.includes(t)).map((t) => t.close()));
+    await this.commitNow();
+    await this.drain(sinks, SINK_DRAIN_MS);
+    this.stopping = true;
+    await Promise.all(sinks.map((t) => t.close()));
     await this.commitNow();
     for (const log of this.logs.values()) log.close();
     await this.db.close();
     if (this.fatal) throw this.fatal;
+  }
+
+  /** Waits until the tasks have read their inputs to the end and finished, or `boundMs` passed. */
+  private async drain(tasks: StreamTask<S>[], boundMs: number): Promise<void> {
+    const behind = () => tasks.filter((t) => !t.isQuiescent() || t.node.inputs.some((topic) => t.nextOffset(topic) < this.log(topic, t.partition).end));
+    const deadline = performance.now() + boundMs;
+    while (behind().length && !this.fatal && performance.now() < deadline) {
+      for (const t of behind()) this.pumpSoon(t);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const left = behind();
+    if (left.length && !this.fatal) {
+      this.options.log.warn(`stopping without waiting longer for ${[...new Set(left.map((t) => t.node.name))].join(', ')}: ` +
+        `what they have not finished is done at the next start`);
+    }
   }
 
   /** Deletes log segments every consumer has passed (and, for retained topics, that are old enough). */
