@@ -16,14 +16,19 @@ export interface KafkaCrawl {
   web: SyntheticWeb;
   prefix: string;
   chUrl: string;
-  workers: (Promise<CliRun> & { child: ChildProcess })[];
+  workers: ReturnType<typeof runCli>[];
   idle: CliRun;
   pages: PageRow[];
   fetches: FetchCounts;
 }
 
-/** Runs a whole crawl on Kafka; `midway` is called once the server has seen `after` requests. */
-export async function kafkaCrawl(name: string, midway?: { after: number; act: (c: KafkaCrawl) => void }): Promise<KafkaCrawl> {
+/**
+ * Runs a whole crawl on Kafka; `midway` is called once the server has seen `after` requests;
+ * `workerArgs` adds options to worker i's command line.
+ */
+export async function kafkaCrawl(
+  name: string, midway?: { after: number; act: (c: KafkaCrawl) => void }, workerArgs: (i: number) => string[] = () => [],
+): Promise<KafkaCrawl> {
   const { kafka, registry, clickhouse } = requireServices();
   const id = `${name}${Date.now()}`;
   const prefix = `${id}.`;
@@ -36,7 +41,7 @@ export async function kafkaCrawl(name: string, midway?: { after: number; act: (c
   for (let i = 0; i < 2; i++) {
     crawl.workers.push(runCli([
       'worker', ...kafkaFlags, '--schema-registry', registry, '--clickhouse-url', chUrl, '--allow-network', '127.0.0.0/8',
-      '--data-dir', mkdtempSync(join(tmpdir(), `${id}-w${i}-`)), '--session-timeout-ms', '6000',
+      '--data-dir', mkdtempSync(join(tmpdir(), `${id}-w${i}-`)), '--session-timeout-ms', '6000', ...workerArgs(i),
     ]));
   }
   const seed = await runCli(['seed', ...kafkaFlags, '--schema-registry', registry, ...crawlLevelFlags(), ...web.seeds]);
