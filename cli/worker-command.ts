@@ -25,6 +25,7 @@ export async function run(argv: string[]): Promise<number> {
   const sessionTimeoutMs = intOption(values, 'session-timeout-ms', LIMITS.sessionTimeoutMs);
   const warc = warcOutputFrom(values);
   const metrics = metricsOptionsFrom(values);
+  if (metrics?.lingerMs !== undefined) throw new UsageError('--metrics-linger is for crawl and replay, which end by themselves; a worker serves metrics until it stops');
   const modules = await loadModules(values);
   const allowNetworks = listOption(values, 'allow-network');
   try {
