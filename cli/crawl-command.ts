@@ -101,8 +101,16 @@ export async function run(argv: string[]): Promise<number> {
     process.off('SIGTERM', onSignal);
   }
   process.stdout.write(formatSummary(summary, dataDir) + '\n');
+  if (warc) process.stdout.write(formatWarcSummary(summary.counters, warc.dir) + '\n');
   if (served) await lingerThenClose(served);
   return 0;
+}
+
+/** What the WARC stage did over the whole crawl (its counters survive restarts). */
+export function formatWarcSummary(counters: Record<string, number>, dir: string): string {
+  const n = (name: string) => counters[`warc.${name}`] ?? 0;
+  const unwritable = n('unwritable') ? `, ${n('unwritable')} could not be written (see the log)` : '';
+  return `WARC files in ${dir}: ${n('responses')} responses, ${n('revisits')} revisits; ${n('no-response')} fetches without a response not archived${unwritable}`;
 }
 
 function warnAboutRefusedSeeds(seeds: string[], policy: NetworkPolicy, warn: (m: string) => void): void {

@@ -51,6 +51,8 @@ describe('WARC files of a crawl (--warc-dir)', { skip }, () => {
     assert.ok(captures.length > 100, `${captures.length} captures`);
     assert.deepEqual(differences(serverResponses(web.requests), archived(captures)), [], 'server responses → WARC records');
     assert.deepEqual(sourcesTwice(captures), [], 'no fetched record archived twice');
+    const responses = captures.filter((c) => c.type === 'response').length;
+    assert.match(crawl.stdout, new RegExp(`^WARC files in ${warcDir}: ${responses} responses, 0 revisits; [1-9]\\d* fetches without a response not archived$`, 'm'));
   });
 
   it('should archive robots.txt answers, and say which bodies were cut short and why', () => {

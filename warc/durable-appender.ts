@@ -26,6 +26,12 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
+/**
+ * Captures per fsync at most: larger batches fsync less often, but every capture of a batch waits for
+ * the whole batch, so commits (and a replay's progress) would come in long steps.
+ */
+const MAX_BATCH = 256;
+
 export class AppenderStoppedError extends Error {
   override name = 'AppenderStoppedError';
 }
@@ -100,7 +106,7 @@ export class DurableAppender {
 
   private async run(): Promise<void> {
     while (this.queue.length && !this.stopped) {
-      const batch = this.queue.splice(0);
+      const batch = this.queue.splice(0, MAX_BATCH);
       const results: (WriteResult | CaptureError)[] = [];
       try {
         const w = this.writer ?? (this.writer = await this.o.open());

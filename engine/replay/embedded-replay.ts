@@ -57,10 +57,12 @@ export async function runEmbeddedReplay<S>(o: EmbeddedReplayOptions<S>): Promise
     }
     const meter = new ProgressMeter(total);
     const reader = plan.topology.processors.find((p) => p.inputs.includes(plan.from))!.name;
-    const done = () => runtime.tasks.filter((t) => t.node.name === reader).reduce((n, t) => n + (t.nextOffset(plan.from) - starts[t.partition]), 0);
+    // Committed, not read: a concurrent processor reads far ahead of what it has finished.
+    const done = () => runtime.tasks.filter((t) => t.node.name === reader).reduce((n, t) => n + Math.max(0, t.committedBase(plan.from) - starts[t.partition]), 0);
     await runtime.start();
     if (o.onProgress) timer = setInterval(() => o.onProgress!(meter.measure(done())), 2000);
     await runtime.whenIdle(o.signal);
+    await runtime.stop(); // the last positions commit here
     return meter.measure(done());
   } finally {
     if (timer) clearInterval(timer);

@@ -89,7 +89,9 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
       }))),
     });
     const first = runners.find((r) => plan.topology.processors.find((p) => p.name === r.name)!.inputs.includes(from))!;
-    const done = () => [...ends.keys()].reduce((n, p) => n + Math.min(ends.get(p)!, first.consumedUpTo.get(`${from}/${p}`) ?? starts.get(p)!) - starts.get(p)!, 0);
+    // Committed, not read: a concurrent processor reads far ahead of what it has finished.
+    const committed = (p: number) => first.tasks().find((h) => h.task.partition === p)?.task.committedBase(from) ?? starts.get(p)!;
+    const done = () => [...ends.keys()].reduce((n, p) => n + Math.max(0, Math.min(ends.get(p)!, committed(p)) - starts.get(p)!), 0);
     if (o.onProgress) timer = setInterval(() => o.onProgress!(meter.measure(done())), 2000);
     // Downstream replayed processors must also have read their private inputs to the end.
     const allRead = async () => {
