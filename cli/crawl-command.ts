@@ -6,11 +6,16 @@ import { runEmbeddedCrawl, type CrawlSummary } from '../crawl/embedded-crawl.js'
 import { serveTelemetry } from '../crawl/telemetry.js';
 import { lingerThenClose, METRICS_FLAGS, metricsOptionsFrom, WARC_FLAGS, warcOutputFrom } from './observe-options.js';
 import { NetworkPolicy } from '../fetching/network-policy.js';
-import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, durationOption, intOption, LIMITS, listOption, parse, TIMER_MAX_MS, UsageError } from './options.js';
+import {
+  CRAWL_LEVEL_FLAGS, crawlConfigFrom, durationOption, intOption, LIMITS, listOption, parse, RENDER_PROCESS_FLAGS, renderProcessOptions,
+  TIMER_MAX_MS, UsageError,
+} from './options.js';
 import { formatProgress, formatSummary, stderrLogger } from './progress.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
 
 export const DEFAULT_DATA_DIR = 'crawl-data';
+/** The crawl ran to its end, but log damage lost records before they were processed. */
+export const LOST_RECORDS_EXIT = 3;
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {
@@ -22,6 +27,8 @@ export async function run(argv: string[]): Promise<number> {
     'clickhouse-url': { type: 'string' },
     quiet: { type: 'boolean' },
     'run-for': { type: 'string' },
+    ...RENDER_PROCESS_FLAGS,
+    'reset-state': { type: 'boolean' },
     ...MODULE_FLAGS,
     ...WARC_FLAGS,
     ...METRICS_FLAGS,
@@ -80,7 +87,9 @@ export async function run(argv: string[]): Promise<number> {
       seeds,
       partitions,
       clickhouseUrl: values['clickhouse-url'] as string | undefined,
+      resetState: values['reset-state'] === true,
       ...modules,
+      ...renderProcessOptions(values),
       warc,
       telemetry: served?.telemetry,
       log,
@@ -102,8 +111,19 @@ export async function run(argv: string[]): Promise<number> {
   }
   process.stdout.write(formatSummary(summary, dataDir) + '\n');
   if (warc) process.stdout.write(formatWarcSummary(summary.counters, warc.dir) + '\n');
+  let code = 0;
+  if (summary.lostRecords > 0) {
+    // Records lost before a processor saw them are missing from the crawl's results: a script must
+    // notice. Records every processor had already handled only shorten a later replay.
+    const before = summary.lostUnprocessed;
+    process.stdout.write(
+      `log damage: ${summary.lostRecords} records of ${dataDir}/log cannot be read (see the warnings above); ` +
+        (before ? `${before} of them were lost before every processor had handled them, so this crawl's results are incomplete\n` : 'every processor had handled them already\n'),
+    );
+    if (before) code = LOST_RECORDS_EXIT;
+  }
   if (served) await lingerThenClose(served);
-  return 0;
+  return code;
 }
 
 /** What the WARC stage did over the whole crawl (its counters survive restarts). */

@@ -23,7 +23,11 @@ const USAGE = `usage: crawlstream <command> [options]
   crawl [URL...] [--seeds-file FILE] [--data-dir DIR] [--user-agent UA] [--max-depth N]
         [--max-pages N] [--max-pages-per-host N] [--default-delay-ms N] [--fetch-timeout-ms N]
         [--allow-network CIDR]... [--partitions N] [--clickhouse-url URL]
-        [--parser-module FILE] [--processor-module FILE]...
+        [--parser-module FILE] [--processor-module FILE]... [--reset-state] [--run-for DUR]
+        [--recrawl [--recrawl-min-interval DUR] [--recrawl-max-interval DUR]] [--no-sitemaps]
+        [--scope any|domain|host] [--include GLOB]... [--exclude GLOB]... [--max-crawl-delay DUR]
+        [--max-in-flight-per-ip N] [--resolve HOST=IP]... [--render never|auto|always]
+        [--render-concurrency N] [--chromium PATH]
         [--warc-dir DIR [--warc-operator TEXT]] [--metrics-port N [--metrics-host H] [--metrics-linger DUR]]
   query "SQL" [--data-dir DIR | --clickhouse-url URL] [--format json|table]
   replay --from fetched [--since TIME | --from-offset N] [--processors parse,sink] [--parser-module FILE]
@@ -45,6 +49,7 @@ Kafka mode (services: docker compose up -d, or scripts/dev-services.sh up):
          [--allow-network CIDR]... [--data-dir DIR] [--parser-module FILE] [--processor-module FILE]...
          [--warc-dir DIR] [--metrics-port N (9464, 9465, … one per worker) [--metrics-host H]]
   seed --brokers B [--topic-prefix P] --schema-registry URL [crawl-level options of crawl] URL...
+       (crawl-level: user agent, depth, budgets, delays, --recrawl…, --scope…, --resolve, --render, --max-in-flight-per-ip)
   status --brokers B [--topic-prefix P] [--wait-idle] [--timeout S]
 `;
 

@@ -1,4 +1,6 @@
 // Command-line options shared by commands, parsed strictly: a bad value is a clear error, not a default.
+import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { defaultCrawlConfig, productTokenOf, type CrawlConfig } from '../crawl/config.js';
 import { VIRTUAL_BUCKETS } from '../engine/partitioning.js';
@@ -42,6 +44,8 @@ export const LIMITS = {
   /** Nutch's fetcher.max.crawl.delay defaults to 30 s; a day between two requests is no crawl at all. */
   maxCrawlDelayMs: { min: 0, max: DAY_MS },
   runForMs: { min: 1, max: 3_650 * DAY_MS },
+  maxInFlightPerIp: { min: 1, max: 1_000 },
+  renderConcurrency: { min: 1, max: 64 },
   /** 0 picks a free port (the log line says which). */
   metricsPort: { min: 0, max: 65_535 },
   /** --metrics-linger: long enough for a scrape interval or two; a timer, so below TIMER_MAX_MS. */
@@ -65,6 +69,15 @@ export const CRAWL_LEVEL_FLAGS: OptionSpec = {
   scope: { type: 'string' },
   include: { type: 'string', multiple: true },
   exclude: { type: 'string', multiple: true },
+  'max-in-flight-per-ip': { type: 'string' },
+  resolve: { type: 'string', multiple: true },
+  render: { type: 'string' },
+};
+
+/** Process-level rendering options (crawl, worker): which Chromium, how many pages at once. */
+export const RENDER_PROCESS_FLAGS: OptionSpec = {
+  chromium: { type: 'string' },
+  'render-concurrency': { type: 'string' },
 };
 
 export function parse(argv: string[], options: OptionSpec): { values: Record<string, unknown>; positionals: string[] } {
@@ -135,6 +148,12 @@ export function crawlConfigFrom(values: Record<string, unknown>, base: Partial<C
   set('max-pages-per-host', 'maxPagesPerHost', LIMITS.maxPagesPerHost);
   set('default-delay-ms', 'defaultDelayMs', LIMITS.defaultDelayMs);
   set('fetch-timeout-ms', 'fetchTimeoutMs', LIMITS.fetchTimeoutMs);
+  set('max-in-flight-per-ip', 'maxInFlightPerIp', LIMITS.maxInFlightPerIp);
+  if (values.render !== undefined) {
+    if (!['never', 'auto', 'always'].includes(values.render as string)) throw new UsageError(`--render must be never, auto or always, got "${values.render}"`);
+    overrides.render = values.render as CrawlConfig['render'];
+  }
+  if (values.resolve !== undefined) overrides.resolve = { ...base.resolve, ...resolveOption(values.resolve as string[]) };
   const duration = (flag: string, key: keyof CrawlConfig, bounds: Bounds) => {
     const ms = durationOption(values, flag, bounds);
     if (ms !== undefined) (overrides as Record<string, unknown>)[key] = ms;
@@ -177,4 +196,23 @@ function scopeFrom(values: Record<string, unknown>, base: ScopeConfig | undefine
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+}
+
+/** --resolve HOST=IP (repeatable): a host name pinned to an address. */
+export function resolveOption(entries: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of entries) {
+    const m = /^([^=\s]+)=([0-9a-fA-F.:]+)$/.exec(entry.trim());
+    const ip = m?.[2].replace(/^\[|\]$/g, '');
+    if (!m || !ip || isIP(ip) === 0) throw new UsageError(`--resolve takes HOST=IP (e.g. --resolve shop.test=127.0.0.5), got "${entry}"`);
+    out[m[1].toLowerCase()] = ip;
+  }
+  return out;
+}
+
+/** --chromium and --render-concurrency, checked; the Chromium binary must exist when given. */
+export function renderProcessOptions(values: Record<string, unknown>): { chromiumPath?: string; renderConcurrency?: number } {
+  const chromiumPath = values.chromium as string | undefined;
+  if (chromiumPath !== undefined && !existsSync(chromiumPath)) throw new UsageError(`--chromium ${chromiumPath}: no such file`);
+  return { chromiumPath, renderConcurrency: intOption(values, 'render-concurrency', LIMITS.renderConcurrency) };
 }

@@ -4,7 +4,7 @@ import { scaleEmbedded } from '../engine/scale/embedded-scale.js';
 import { crawlTopology } from '../crawl/topology.js';
 import { hostsStore } from '../processors/host-state.js';
 import { durationOption, intOption, LIMITS, listOption, parse, UsageError } from './options.js';
-import { DEFAULT_DATA_DIR } from './crawl-command.js';
+import { DEFAULT_DATA_DIR, LOST_RECORDS_EXIT } from './crawl-command.js';
 import { KAFKA_FLAGS } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
 
@@ -20,10 +20,13 @@ export async function run(argv: string[]): Promise<number> {
     report = await scaleKafka({ brokers: listOption(values, 'brokers'), prefix: (values['topic-prefix'] as string | undefined) ?? '', partitions: to,
       topology: crawlTopology(), keysOf: hostsStore, log: stderrLogger(), timeoutMs });
   } else {
-    report = await scaleEmbedded(resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR), to, crawlTopology(), hostsStore);
+    report = await scaleEmbedded(resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR), to, crawlTopology(), hostsStore, stderrLogger());
   }
   const share = report.keys ? report.movedKeys / report.keys : 0;
   const ideal = (report.to - report.from) / report.to;
   process.stdout.write(`scaled from ${report.from} to ${report.to} partitions: ${report.movedKeys} of ${report.keys} hosts moved (${(share * 100).toFixed(1)} %, ideal ${(ideal * 100).toFixed(1)} %), ${report.copiedRecords} pending records carried over\n`);
-  return 0;
+  if (report.lost.length === 0) return 0;
+  // The scale happened, but records some processor had not handled yet were unreadable: say which, and exit 3 as a crawl does.
+  for (const r of report.lost) process.stderr.write(`log damage: ${r.topic}/${r.partition} offsets ${r.from}..${r.to - 1} cannot be read (${r.cause}); not carried over\n`);
+  return LOST_RECORDS_EXIT;
 }

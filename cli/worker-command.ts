@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { KafkaWorker } from '../crawl/kafka-worker.js';
 import { NetworkPolicy } from '../fetching/network-policy.js';
-import { intOption, LIMITS, listOption, parse, UsageError } from './options.js';
+import { intOption, LIMITS, listOption, parse, UsageError, RENDER_PROCESS_FLAGS, renderProcessOptions } from './options.js';
 import { brokersOf, KAFKA_FLAGS, required } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
@@ -19,6 +19,7 @@ export async function run(argv: string[]): Promise<number> {
     'data-dir': { type: 'string' },
     'session-timeout-ms': { type: 'string' },
     ...MODULE_FLAGS,
+    ...RENDER_PROCESS_FLAGS,
     ...WARC_FLAGS,
     ...METRICS_FLAGS,
   });
@@ -48,6 +49,7 @@ export async function run(argv: string[]): Promise<number> {
     dataDir: resolve((values['data-dir'] as string | undefined) ?? `crawl-data/worker-${process.pid}`),
     sessionTimeoutMs,
     ...modules,
+    ...renderProcessOptions(values),
     warc,
     telemetry: served?.telemetry,
     log,

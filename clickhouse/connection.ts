@@ -5,6 +5,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
+import type { Logger } from '../engine/api.js';
+import { checkDamage, describeDamage, type DamageCheck, type DamagedPart } from './damage.js';
 
 type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
 
@@ -15,8 +17,15 @@ export interface ClickHouseOptions {
   url?: string;
   /** The crawl's data directory; chdb keeps its files in `<dataDir>/clickhouse`. */
   dataDir?: string;
-  /** Database holding the crawl's tables; created when missing. Default 'crawlstream'. */
+  /** Database holding the crawl's tables; created when missing (unless read-only). Default 'crawlstream'. */
   database?: string;
+  /**
+   * Reads only: every statement runs with ClickHouse's readonly=2 (no DDL, no INSERT, no setting of
+   * readonly), and nothing is created: a missing data directory or database is an error.
+   */
+  readOnly?: boolean;
+  /** Told what the open found wrong (parts ClickHouse set aside), or that it could not check. */
+  log?: Logger;
 }
 
 export interface ClickHouse {
@@ -24,6 +33,14 @@ export interface ClickHouse {
   readonly database: string;
   /** The server URL without credentials, or the chdb directory. */
   readonly location: string;
+  readonly readOnly: boolean;
+  /**
+   * Parts of this database's tables that ClickHouse detached (e.g. unreadable at start): their rows
+   * are missing from every query. Empty when none, or when `damageUnknown` says no check was possible.
+   */
+  readonly damage: readonly DamagedPart[];
+  /** Why the damage check could not run (servers without system.detached_parts); undefined when it ran. */
+  readonly damageUnknown?: string;
   /** The underlying client, for callers that need more than the helpers below. */
   readonly client: ClickHouseClient;
   /** Rows of a SELECT as plain objects. 64-bit integers come back as strings on both engines. */
@@ -52,9 +69,46 @@ export async function openClickHouse(opts: ClickHouseOptions): Promise<ClickHous
   opts = { ...opts, url };
   const database = opts.database ?? inUrl ?? DEFAULT_DATABASE;
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`invalid ClickHouse database name ${JSON.stringify(database)}`);
-  if (opts.url) return openServer(opts.url, database);
+  const open = opts.url ? openServer(opts.url, database, opts.readOnly === true) : openLocal(opts, database);
+  const { client, engine, location, version } = await open;
+  let damage: DamageCheck;
+  try {
+    damage = await checkDamage(client, database, { local: engine === 'chdb', version });
+    if (opts.readOnly) await enterReadOnly(client, engine);
+  } catch (err) {
+    await client.close();
+    throw err;
+  }
+  for (const line of describeDamage(database, damage)) opts.log?.warn(line);
+  if (damage.unknown) opts.log?.info(`cannot check ${location} for damaged parts: ${damage.unknown}`);
+  return wrap(engine, database, location, client, opts.readOnly === true, damage);
+}
+
+interface Opened {
+  client: ClickHouseClient;
+  engine: ClickHouseEngine;
+  location: string;
+  version: string;
+}
+
+function openLocal(opts: ClickHouseOptions, database: string): Promise<Opened> {
   if (!opts.dataDir) throw new Error('openClickHouse needs either a server url or the crawl data directory');
-  return openChdb(join(resolve(opts.dataDir), 'clickhouse'), database);
+  const dataDir = resolve(opts.dataDir);
+  if (opts.readOnly) {
+    // Reading a directory that is not there would create an empty store and answer every query
+    // with nothing, as if the crawl had found nothing.
+    if (!existsSync(dataDir)) throw new Error(`the data directory ${dataDir} does not exist (give the --data-dir of a crawl, or --clickhouse-url)`);
+    if (!existsSync(join(dataDir, 'clickhouse'))) throw new Error(`${dataDir} holds no crawl history (no clickhouse/ directory): has a crawl run with this --data-dir?`);
+  }
+  return openChdb(join(dataDir, 'clickhouse'), database, opts.readOnly === true);
+}
+
+/**
+ * chdb applies per-query settings as session-wide SETs, so the session itself becomes read-only
+ * (for good: readonly cannot be lowered from inside). A server gets it with every request.
+ */
+async function enterReadOnly(client: ClickHouseClient, engine: ClickHouseEngine): Promise<void> {
+  if (engine === 'chdb') await client.command({ query: 'SET readonly = 2' });
 }
 
 /**
@@ -104,27 +158,37 @@ export function redactUrl(url: string): string {
   }
 }
 
-async function openServer(url: string, database: string): Promise<ClickHouse> {
+const READ_ONLY = { readonly: '2' } as const;
+
+async function openServer(url: string, database: string, readOnly: boolean): Promise<Opened> {
   const location = redactUrl(url);
   // The database must exist before a client may name it on every request.
-  const bootstrap = createClient({ url, request_timeout: 10_000, log: QUIET });
+  const bootstrap = createClient({ url, request_timeout: 10_000, log: QUIET, clickhouse_settings: readOnly ? READ_ONLY : undefined });
+  let version: string;
   try {
-    await bootstrap.query({ query: 'SELECT version()', format: 'JSONEachRow' }).then((r) => r.json());
+    const [row] = await bootstrap.query({ query: 'SELECT version() AS v', format: 'JSONEachRow' }).then((r) => r.json<{ v?: string }>());
+    version = row?.v ?? 'unknown';
   } catch (err) {
     await bootstrap.close();
     throw new Error(`ClickHouse server at ${location} is unreachable: ${(err as Error).message}`, { cause: err });
   }
   try {
-    await bootstrap.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
+    if (readOnly) await assertDatabase(bootstrap, database, location);
+    else await bootstrap.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
   } finally {
     await bootstrap.close();
   }
-  const client = createClient({ url, database, request_timeout: 60_000, log: QUIET });
-  return wrap('server', database, location, client);
+  const client = createClient({ url, database, request_timeout: 60_000, log: QUIET, clickhouse_settings: readOnly ? READ_ONLY : undefined });
+  return { client, engine: 'server', location, version };
 }
 
-async function openChdb(dir: string, database: string): Promise<ClickHouse> {
-  mkdirSync(dir, { recursive: true });
+async function assertDatabase(client: ClickHouseClient, database: string, location: string): Promise<void> {
+  const found = await client.query({ query: `SELECT name FROM system.databases WHERE name = ${sqlString(database)}`, format: 'JSONEachRow' }).then((r) => r.json());
+  if (found.length === 0) throw new Error(`${location} has no database ${database}: nothing was crawled into it (or give the right one in --clickhouse-url http://host:8123/<database>)`);
+}
+
+async function openChdb(dir: string, database: string, readOnly: boolean): Promise<Opened> {
+  if (!readOnly) mkdirSync(dir, { recursive: true });
   let connection;
   try {
     connection = createChdbConnection({ path: dir });
@@ -133,8 +197,10 @@ async function openChdb(dir: string, database: string): Promise<ClickHouse> {
   }
   // chdb types its connection against its own copy of @clickhouse/client-common; the shapes agree.
   const client = createClient({ connection: connection as unknown as ClientConnection, log: QUIET });
+  let version: string;
   try {
-    await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
+    if (readOnly) await assertDatabase(client, database, dir);
+    else await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
     // chdb sessions keep USE and SET for later statements. Its default async_insert=1 would let an
     // INSERT return before its part is written and merge several inserts into one; the sink's
     // exactly-once bookkeeping needs each INSERT to be its own atomic, synchronous part.
@@ -143,11 +209,13 @@ async function openChdb(dir: string, database: string): Promise<ClickHouse> {
     // The server quotes 64-bit integers in JSON by default (so simhash and offsets keep every bit);
     // chdb does not. Same output on both engines.
     await client.command({ query: 'SET output_format_json_quote_64bit_integers = 1' });
+    const [row] = await client.query({ query: 'SELECT version() AS v', format: 'JSONEachRow' }).then((r) => r.json<{ v?: string }>());
+    version = row?.v ?? 'unknown';
   } catch (err) {
     await client.close();
     throw err;
   }
-  return wrap('chdb', database, dir, client);
+  return { client, engine: 'chdb', location: dir, version };
 }
 
 function explainChdbOpenFailure(dir: string, err: Error): string {
@@ -180,12 +248,15 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function wrap(engine: ClickHouseEngine, database: string, location: string, client: ClickHouseClient): ClickHouse {
+function wrap(engine: ClickHouseEngine, database: string, location: string, client: ClickHouseClient, readOnly: boolean, damage: DamageCheck): ClickHouse {
   let closed = false;
   return {
     engine,
     database,
     location,
+    readOnly,
+    damage: damage.parts,
+    damageUnknown: damage.unknown,
     client,
     async query<T>(sql: string): Promise<T[]> {
       const result = await client.query({ query: sql, format: 'JSONEachRow' });

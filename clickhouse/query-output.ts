@@ -1,30 +1,68 @@
 // `crawlstream query "SQL" [--format json|table]`: the crawl history, as JSON lines for programs or
-// as an aligned table for people.
+// as an aligned table for people. Exactly one statement, run read-only: changing the schema is
+// `crawlstream clickhouse migrate`'s job, and `SELECT 1; DROP TABLE robots` must not drop anything.
 import type { ClickHouse } from './connection.js';
+import { sqlString } from './connection.js';
 
 export type QueryFormat = 'json' | 'table';
 
-const RETURNS_ROWS = /^(SELECT|WITH|SHOW|DESCRIBE|DESC|EXISTS|EXPLAIN)\b/i;
+const READS = /^(SELECT|WITH|SHOW|DESCRIBE|DESC|EXISTS|EXPLAIN)\b/i;
+const MULTI = /Multi-statements are not allowed/i;
+const ONE_STATEMENT = 'give one statement: crawlstream query runs a single read-only statement';
 
 export async function runQuery(ch: ClickHouse, sql: string, format: QueryFormat): Promise<string> {
-  const statement = sql.trim().replace(/;+\s*$/, '');
+  // The connection's readonly setting is what guarantees that nothing changes; the checks below
+  // say clearly what is wrong before ClickHouse answers with a less helpful error.
+  if (!ch.readOnly) throw new Error('runQuery needs a read-only connection: openClickHouse({ ..., readOnly: true })');
+  const statement = sql.trim().replace(/[;\s]+$/, '');
   if (!statement) throw new Error('empty query');
+  await assertOneStatement(ch, statement);
+  if (!READS.test(withoutLeadingComments(statement))) {
+    throw new Error(`crawlstream query only reads (SELECT, WITH, SHOW, DESCRIBE, EXISTS, EXPLAIN), got ${JSON.stringify(firstWords(statement))}; ` +
+      'the schema changes through `crawlstream clickhouse migrate`');
+  }
   if (/\bFORMAT\s+\w+\s*$/i.test(statement)) {
     throw new Error('leave FORMAT out of the query: choose the output with --format json|table');
   }
-  if (!RETURNS_ROWS.test(withoutLeadingComments(statement))) {
-    await ch.command(statement);
-    return '';
+  if (/\bINTO\s+OUTFILE\b/i.test(statement)) throw new Error('leave INTO OUTFILE out of the query: redirect the output instead');
+  try {
+    if (format === 'json') {
+      const text = await ch.queryText(statement, 'JSONEachRow');
+      return text && !text.endsWith('\n') ? `${text}\n` : text;
+    }
+    const result = JSON.parse(await ch.queryText(statement, 'JSONCompact')) as {
+      meta: { name: string; type: string }[];
+      data: unknown[][];
+    };
+    return formatTable(result.meta, result.data);
+  } catch (err) {
+    const message = (err as Error).message.trim();
+    if (MULTI.test(message)) throw new Error(`${ONE_STATEMENT} (${message})`, { cause: err });
+    if (/readonly|read-only/i.test(message)) throw new Error(`crawlstream query only reads: ${message}`, { cause: err });
+    throw err;
   }
-  if (format === 'json') {
-    const text = await ch.queryText(statement, 'JSONEachRow');
-    return text && !text.endsWith('\n') ? `${text}\n` : text;
+}
+
+/**
+ * Embedded chdb runs every statement of a text it is given; a server refuses more than one. So on
+ * chdb, ClickHouse's own parser (formatQuery) decides what is one statement: no second lexer here
+ * to disagree with it about comments, quotes or heredocs.
+ */
+async function assertOneStatement(ch: ClickHouse, statement: string): Promise<void> {
+  if (ch.engine !== 'chdb') return;
+  try {
+    await ch.query(`SELECT formatQuery(${sqlString(statement)}) AS q`);
+  } catch (err) {
+    const message = (err as Error).message;
+    if (MULTI.test(message)) throw new Error(ONE_STATEMENT, { cause: err });
+    // Never run what the parser refused: report its complaint without the wrapper query.
+    throw new Error(message.replace(/[:.]?\s*In scope SELECT formatQuery[\s\S]*$/, '').trim(), { cause: err });
   }
-  const result = JSON.parse(await ch.queryText(statement, 'JSONCompact')) as {
-    meta: { name: string; type: string }[];
-    data: unknown[][];
-  };
-  return formatTable(result.meta, result.data);
+}
+
+function firstWords(statement: string): string {
+  const words = withoutLeadingComments(statement).split(/\s+/).slice(0, 3).join(' ');
+  return words.length > 40 ? `${words.slice(0, 40)}…` : words;
 }
 
 /** Aligned columns with a header; numbers right-aligned, text left-aligned. */

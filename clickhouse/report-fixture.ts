@@ -1,7 +1,8 @@
 // A small crawl with something in every chart: robots.txt outcomes of each kind, statuses and
-// errors, a host fetched too fast, and duplicate clusters. Hosts are under .test.
-import type { Duplicate, FetchResult, ParsedPage } from '../schemas/records.js';
-import { duplicate, fetchResult, parsedPage, prng, sha1, simhashOf, type SourcedRecord } from './test-fixtures.js';
+// errors, a host fetched too fast, duplicate clusters, and URLs skipped for several reasons. Hosts
+// are under .test.
+import type { Duplicate, FetchResult, ParsedPage, SkippedUrl } from '../schemas/records.js';
+import { duplicate, fetchResult, parsedPage, prng, sha1, simhashOf, skippedUrl, type SourcedRecord } from './test-fixtures.js';
 
 const START = Date.UTC(2026, 2, 14, 9, 0, 0);
 
@@ -10,6 +11,7 @@ export function reportFixture(): SourcedRecord[] {
   const fetched: FetchResult[] = [];
   const parsed: ParsedPage[] = [];
   const dups: Duplicate[] = [];
+  const skipped: SkippedUrl[] = [];
   const robotsStatus = [200, 200, 200, 200, 200, 200, 404, 404, 503, 301, 0];
   const hosts = robotsStatus.map((_, i) => (i === 0 ? 'rude.test' : `site${i}.test`));
   hosts.forEach((host, h) => {
@@ -19,7 +21,17 @@ export function reportFixture(): SourcedRecord[] {
       fetch_id: `${host}#0`, url: `http://${host}/robots.txt`, kind: 'robots', status, started_at: t,
       error: status === 0 ? 'connect: ECONNREFUSED' : '', body: status === 200 ? Buffer.from('User-agent: *\nCrawl-delay: 1\n') : Buffer.alloc(0),
     }));
-    if (status >= 500 || status === 0) return; // nothing more is fetched from an unreachable host
+    if (status >= 500 || status === 0) {
+      // nothing more is fetched from an unreachable host
+      skipped.push(skippedUrl({ url: `http://${host}/`, reason: 'robots-unreachable', detail: `robots.txt: ${status || 'no response'}`, decided_at: t + 100 }));
+      return;
+    }
+    for (let i = 0; i < 1 + (h % 4); i++) {
+      skipped.push(skippedUrl({ url: `http://${host}/private/${i}`, reason: 'robots-disallowed', detail: 'Disallow: /private', decided_at: t + 200 + i }));
+    }
+    if (host === 'rude.test') {
+      for (let i = 0; i < 5; i++) skipped.push(skippedUrl({ url: `http://${host}/more/${i}`, reason: 'host-budget', detail: '40 pages', decided_at: t + 300 + i }));
+    }
     const pages = host === 'rude.test' ? 40 : 15 + Math.floor(rnd() * 25);
     for (let i = 1; i <= pages; i++) {
       // rude.test is the politeness violation the audit must show: 150 ms apart, overlapping.
@@ -47,11 +59,24 @@ export function reportFixture(): SourcedRecord[] {
       }
     }
   });
-  const byTime = <T extends { started_at?: number; fetched_at?: number; detected_at?: number }>(a: T, b: T) =>
-    (a.started_at ?? a.fetched_at ?? a.detected_at ?? 0) - (b.started_at ?? b.fetched_at ?? b.detected_at ?? 0);
+  // --recrawl: an hour later the first pages of three hosts are fetched again; the even ones changed.
+  for (const host of ['site1.test', 'site2.test', 'site3.test']) {
+    for (let i = 1; i <= 6; i++) {
+      const changed = i % 2 === 0;
+      fetched.push(fetchResult({
+        fetch_id: `${host}#r${i}`, url: `http://${host}/page/${i}`, via: 'recrawl', status: changed ? 200 : 304, changed, conditional: true,
+        started_at: START + 3_600_000 + i * 5_000 + hosts.indexOf(host) * 1_000, bytes: changed ? 4000 : 0,
+        recrawl_interval_ms: changed ? 1_800_000 : 172_800_000,
+      }));
+    }
+  }
+  skipped.push(skippedUrl({ url: 'http://10.0.0.7.test/', reason: 'network-policy', detail: 'resolves to 10.0.0.7, a private network', decided_at: START + 50 }));
+  const byTime = <T extends { started_at?: number; fetched_at?: number; detected_at?: number; decided_at?: number }>(a: T, b: T) =>
+    (a.started_at ?? a.fetched_at ?? a.detected_at ?? a.decided_at ?? 0) - (b.started_at ?? b.fetched_at ?? b.detected_at ?? b.decided_at ?? 0);
   return [
     ...fetched.sort(byTime).map((value, offset) => ({ topic: 'fetched' as const, partition: 0, offset, value })),
     ...parsed.sort(byTime).map((value, offset) => ({ topic: 'parsed' as const, partition: 0, offset, value })),
     ...dups.sort(byTime).map((value, offset) => ({ topic: 'duplicates' as const, partition: 0, offset, value })),
+    ...skipped.sort(byTime).map((value, offset) => ({ topic: 'skipped' as const, partition: 0, offset, value })),
   ];
 }

@@ -70,6 +70,39 @@ export function reportSuite(engine: TestEngine): void {
       assert.equal((html.match(/<figure data-chart=/g) ?? []).length, REPORT_QUERIES.length - 1);
       assert.doesNotMatch(html, /no data yet/);
       assert.doesNotMatch(html, /<script|<link|\bsrc=|url\(|@import/i);
+      assert.doesNotMatch(html, /data-damage="parts"/, 'a sound store has no damage notice');
+      // 18.16 cannot list detached parts: the report says it did not check rather than nothing.
+      assert.equal(/data-damage="unknown"/.test(html), ch.damageUnknown !== undefined);
+    });
+
+    test('should count skipped URLs by reason and host, each URL once per reason', async () => {
+      const ch = await sinkReportFixture(engine);
+      const byReason = await ch.query<{ reason: string; urls: string; hosts: string }>(REPORT_QUERIES.find((q) => q.title === 'Skipped URLs by reason')!.sql);
+      const expected = new Map<string, Set<string>>();
+      for (const r of reportFixture()) {
+        if (r.topic === 'skipped') expected.set(r.value.reason, (expected.get(r.value.reason) ?? new Set()).add(r.value.url));
+      }
+      assert.deepEqual(Object.fromEntries(byReason.map((r) => [r.reason, Number(r.urls)])), Object.fromEntries([...expected].map(([k, v]) => [k, v.size])));
+      const [top] = await ch.query<{ host: string; top_reason: string }>(REPORT_QUERIES.find((q) => q.title === 'Top hosts by skipped URLs')!.sql);
+      assert.deepEqual([top.host, top.top_reason], ['rude.test', 'host-budget']);
+    });
+
+    test('should count refetches, their changes and the URLs by recrawl interval', async () => {
+      const ch = await sinkReportFixture(engine);
+      const query = (title: string) => ch.query<Record<string, string | number>>(REPORT_QUERIES.find((q) => q.title === title)!.sql);
+      const refetches = await query('Refetches and changes');
+      assert.deepEqual([refetches.reduce((a, r) => a + Number(r.refetches), 0), refetches.reduce((a, r) => a + Number(r.changed), 0)], [18, 9]);
+      const intervals = await query('Recrawl intervals');
+      assert.deepEqual(intervals.map((r) => [r.interval, Number(r.urls), Number(r.changes)]), [['< 1 h', 9, 9], ['1 day – 1 week', 9, 0]]);
+    });
+
+    test('should open with the rows ClickHouse set aside, or with why it could not check', async () => {
+      const ch = await sinkReportFixture(engine);
+      const damaged = { ...ch, damage: [{ table: 'fetches', part: 'all_1_1_0', reason: 'broken-on-start', rows: 1234 }] };
+      const html = await buildReport(damaged);
+      assert.match(html, /Incomplete history.*part all_1_1_0 of table \w+\.fetches \(broken-on-start: ClickHouse could not read it\): its 1234 rows are missing/s);
+      const unchecked = await buildReport({ ...ch, damageUnknown: 'ClickHouse 18.16.1 has no system.detached_parts' });
+      assert.match(unchecked, /data-damage="unknown"><p>Not checked for damaged parts: ClickHouse 18.16.1 has no system.detached_parts/);
     });
   });
 }

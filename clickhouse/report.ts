@@ -3,6 +3,7 @@
 // users can copy them (the README lists them) and adapt them. History tables are read with FINAL so
 // that rows a replay rewrote count once.
 import type { ClickHouse } from './connection.js';
+import { describeDamage } from './damage.js';
 import { barChart, escapeHtml, formatBytes, formatCount, formatMs, formatTime, timeChart, type Bar } from './svg-charts.js';
 
 export interface ReportQuery {
@@ -24,6 +25,7 @@ const plural = (count: number, noun: string) => `${formatCount(count)} ${noun}${
 const STATUS_COLORS: [number, string][] = [[600, '#9e9e9e'], [500, '#d62728'], [400, '#ff7f0e'], [300, '#1f77b4'], [200, '#2ca02c']];
 const statusColor = (s: number) => (s === 0 ? '#7f7f7f' : STATUS_COLORS.find(([floor]) => s >= floor)?.[1] ?? '#9e9e9e');
 const OUTCOME_COLORS: Record<string, string> = { rules: '#2ca02c', 'allow-all': '#1f77b4', redirect: '#9467bd', unreachable: '#d62728' };
+const SKIP_COLOR = '#8c6d31';
 
 const SECTIONS: Section[] = [
   {
@@ -109,12 +111,62 @@ GROUP BY error_kind
 ORDER BY fetches DESC, error_kind`,
     render: (rows) => barChart(rows.map((r) => ({ label: String(r.error_kind), value: n(r.fetches), color: '#d62728', note: plural(n(r.hosts), 'host') }))),
   },
+  {
+    title: 'Refetches and changes',
+    about: 'Pages fetched again by --recrawl per time bucket (bars) and how many of them had changed (line); the rest answered 304 or came back the same.',
+    sql: `WITH (SELECT greatest(toUInt64(1000), toUInt64(ceil((max(started_at_ms) - min(started_at_ms)) / 100000) * 1000)) FROM fetches) AS step
+SELECT intDiv(started_at_ms, step) * step AS bucket_ms, count() AS refetches, sum(changed) AS changed
+FROM fetches FINAL
+WHERE kind = 'page' AND via = 'recrawl' AND error = ''
+GROUP BY bucket_ms
+ORDER BY bucket_ms`,
+    render: (rows) => timeChart(rows.map((r) => ({ t: n(r.bucket_ms), bars: n(r.refetches), line: n(r.changed) })),
+      { barsLabel: 'refetches', lineLabel: 'changed' }),
+  },
+  {
+    title: 'Recrawl intervals',
+    about: 'URLs by the interval the adaptive policy gave them at their latest fetch: pages that change often are fetched again sooner.',
+    sql: `SELECT multiIf(interval_ms < 3600000, '< 1 h', interval_ms < 86400000, '1 h – 1 day', interval_ms < 604800000, '1 day – 1 week', '≥ 1 week') AS interval,
+  min(interval_ms) AS shortest_ms, count() AS urls, sum(changes) AS changes
+FROM (
+  SELECT url, argMax(recrawl_interval_ms, started_at_ms) AS interval_ms, sumIf(changed, via = 'recrawl') AS changes
+  FROM fetches FINAL
+  WHERE kind = 'page' AND error = ''
+  GROUP BY url
+)
+WHERE interval_ms > 0
+GROUP BY interval
+ORDER BY shortest_ms`,
+    render: (rows) => barChart(rows.map((r) => ({ label: String(r.interval), value: n(r.urls), color: '#17becf', note: `${plural(n(r.changes), 'change')} found by refetching` })),
+      { format: (v) => plural(v, 'URL') }),
+  },
+  {
+    title: 'Skipped URLs by reason',
+    about: 'URLs the crawler decided not to fetch (no request was sent), by reason: robots.txt, network policy, Crawl-delay over the bound, scope, per-host budget, trap guards.',
+    sql: `SELECT reason, uniqExact(url) AS urls, uniqExact(host) AS hosts
+FROM skipped FINAL
+GROUP BY reason
+ORDER BY urls DESC, reason`,
+    render: (rows) => barChart(rows.map((r) => ({ label: String(r.reason), value: n(r.urls), color: SKIP_COLOR, note: plural(n(r.hosts), 'host') })),
+      { format: (v) => plural(v, 'URL') }),
+  },
+  {
+    title: 'Top hosts by skipped URLs',
+    about: 'The 20 hosts with the most URLs not fetched, with the reason that kept most of them out (a URL skipped for two reasons counts twice).',
+    sql: `SELECT host, sum(urls) AS skipped, argMax(reason, urls) AS top_reason, max(urls) AS top_reason_urls
+FROM (SELECT host, reason, uniqExact(url) AS urls FROM skipped FINAL GROUP BY host, reason)
+GROUP BY host
+ORDER BY skipped DESC, host
+LIMIT 20`,
+    render: (rows) => barChart(rows.map((r) => ({ label: String(r.host), value: n(r.skipped), color: SKIP_COLOR, note: `${formatCount(n(r.top_reason_urls))} ${String(r.top_reason)}` }))),
+  },
 ];
 
 const SUMMARY: ReportQuery = {
   title: 'Summary',
   sql: `SELECT count() AS fetches, countIf(kind = 'page') AS page_fetches, uniqExact(url) AS urls, uniqExact(host) AS hosts,
-  sum(bytes) AS bytes, countIf(error != '') AS errors, min(started_at_ms) AS first_ms, max(started_at_ms) AS last_ms
+  sum(bytes) AS bytes, countIf(error != '') AS errors, min(started_at_ms) AS first_ms, max(started_at_ms) AS last_ms,
+  (SELECT uniqExact(url) FROM skipped FINAL) AS skipped_urls
 FROM fetches FINAL`,
 };
 
@@ -140,6 +192,7 @@ ${s.render(rows)}
 <style>${CSS}</style></head>
 <body>
 <header><h1>${escapeHtml(title)}</h1><p>ClickHouse ${escapeHtml(ch.engine === 'chdb' ? 'embedded' : 'server')} · database ${escapeHtml(ch.database)} · generated ${generated} UTC</p></header>
+${damageHtml(ch)}
 ${summaryHtml(summary ?? {})}
 <main>
 ${figures.join('\n')}
@@ -158,10 +211,23 @@ function summaryHtml(s: Row): string {
     ['hosts', formatCount(n(s.hosts))],
     ['bytes', formatBytes(n(s.bytes))],
     ['errors', formatCount(n(s.errors))],
+    ['URLs skipped', formatCount(n(s.skipped_urls))],
     ['duration', n(s.fetches) ? formatMs(span) : '–'],
     ['from', n(s.fetches) ? `${formatTime(first, Math.max(span, 86_400_000))} UTC` : '–'],
   ];
   return `<section class="summary">${cells.map(([k, v]) => `<div><b>${escapeHtml(v)}</b><span>${escapeHtml(k)}</span></div>`).join('')}</section>`;
+}
+
+/** Rows ClickHouse set aside are missing from every number below: the page must say so first. */
+function damageHtml(ch: ClickHouse): string {
+  const lines = describeDamage(ch.database, { parts: [...ch.damage] });
+  if (lines.length) {
+    return `<section class="damage" data-damage="parts"><h2>Incomplete history</h2>${lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('')}</section>`;
+  }
+  if (ch.damageUnknown) {
+    return `<section class="damage unknown" data-damage="unknown"><p>Not checked for damaged parts: ${escapeHtml(ch.damageUnknown)}</p></section>`;
+  }
+  return '';
 }
 
 function slug(s: string): string {
@@ -177,5 +243,8 @@ header { padding: 16px 24px 4px; } header h1 { margin: 0 0 4px; font-size: 22px;
 main { display: grid; grid-template-columns: repeat(auto-fill, minmax(700px, 1fr)); gap: 16px; padding: 8px 24px 24px; }
 figure { margin: 0; background: #fff; border-radius: 6px; padding: 12px 16px; box-shadow: 0 1px 2px #0001; overflow-x: auto; }
 figcaption h2 { margin: 0; font-size: 16px; } figcaption p { margin: 4px 0 8px; color: #555; font-size: 13px; }
+.damage { margin: 8px 24px; padding: 8px 14px; border-radius: 6px; background: #fdecea; border: 1px solid #d62728; }
+.damage h2 { margin: 0 0 4px; font-size: 16px; color: #a01c1c; } .damage p { margin: 2px 0; font-size: 13px; }
+.damage.unknown { background: #fff8e1; border-color: #e0a800; }
 details { margin-top: 6px; font-size: 12px; } pre { background: #f3f3f3; padding: 8px; overflow-x: auto; }
 `;

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { test } from 'node:test';
 import { robotsSummary } from './robots-digest.js';
-import { errorKind, fetchRows, hostOf, parsedRow, robotsOutcome, rowsForRecord, simhashString } from './rows.js';
-import { duplicate, fetchResult, parsedPage } from './test-fixtures.js';
+import { errorKind, fetchRows, hostOf, parsedRow, robotsOutcome, rowsForRecord, simhashString, skippedRow } from './rows.js';
+import { duplicate, fetchResult, parsedPage, skippedUrl } from './test-fixtures.js';
 
 test('should map robots.txt statuses to the outcomes RFC 9309 prescribes', () => {
   assert.deepEqual([200, 304, 301, 308, 401, 404, 429, 500, 503, 0].map(robotsOutcome),
@@ -56,6 +56,16 @@ test('should turn each input topic into rows of its table', () => {
   assert.deepEqual(rowsForRecord({ topic: 'fetched', value: fetchResult() }, robotsSummary, 'x').map((r) => r.table), ['fetches']);
   assert.deepEqual(rowsForRecord({ topic: 'parsed', value: parsedPage() }, robotsSummary, 'x').map((r) => r.table), ['parsed_pages']);
   assert.deepEqual(rowsForRecord({ topic: 'duplicates', value: duplicate() }, robotsSummary, 'x').map((r) => r.table), ['duplicates']);
+  assert.deepEqual(rowsForRecord({ topic: 'skipped', value: skippedUrl() }, robotsSummary, 'x').map((r) => r.table), ['skipped']);
+});
+
+test('should record a skipped URL with its host and a reason even when the record lacks them', () => {
+  const row = skippedRow(skippedUrl({ url: 'http://Trap.TEST:8080/a/a/a', host: '', reason: '', depth: -1, decided_at: 1_767_225_600_999 }));
+  assert.deepEqual(row, {
+    url: 'http://Trap.TEST:8080/a/a/a', host: 'trap.test:8080', reason: 'unknown', detail: 'Disallow: /private', depth: 0,
+    source_url: 'http://a.test/', decided_at: 1_767_225_600, decided_at_ms: 1_767_225_600_999,
+  });
+  assert.equal(skippedRow(skippedUrl({ reason: 'x'.repeat(500) })).reason, 'x'.repeat(64));
 });
 
 test('should estimate a row size that grows with its text', () => {

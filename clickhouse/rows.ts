@@ -1,9 +1,9 @@
-// Turns the records of `fetched`, `parsed` and `duplicates` into ClickHouse rows. Pure and
+// Turns the records of `fetched`, `parsed`, `duplicates` and `skipped` into ClickHouse rows. Pure and
 // synchronous: the sink converts each record when the runtime hands it over, in offset order.
 // Every value is clamped to its column type, because one row the server rejects would stall the
 // whole partition (the writer retries a failed insert forever rather than drop it).
 import { decompressBody } from '../fetching/body-codec.js';
-import type { Duplicate, FetchResult, ParsedPage } from '../schemas/records.js';
+import type { Duplicate, FetchResult, ParsedPage, SkippedUrl } from '../schemas/records.js';
 import type { RobotsAnalyzer } from './robots-digest.js';
 import type { SinkTable } from './schema.js';
 
@@ -28,16 +28,21 @@ const MAX_ROBOTS_BODY = 512 * 1024;
 export type SinkInput =
   | { topic: 'fetched'; value: FetchResult }
   | { topic: 'parsed'; value: ParsedPage }
-  | { topic: 'duplicates'; value: Duplicate };
+  | { topic: 'duplicates'; value: Duplicate }
+  | { topic: 'skipped'; value: SkippedUrl };
 
 export function rowsForRecord(record: SinkInput, robots: RobotsAnalyzer, productToken: string): TableRow[] {
   switch (record.topic) {
     case 'fetched':
+      // No request left the crawler: `fetches` keeps meaning requests sent; why is in `skipped`.
+      if (record.value.error.startsWith('network-refused')) return [sized('skipped', skippedRow(refusedRow(record.value)))];
       return fetchRows(record.value, robots, productToken);
     case 'parsed':
       return [sized('parsed_pages', parsedRow(record.value))];
     case 'duplicates':
       return [sized('duplicates', duplicateRow(record.value))];
+    case 'skipped':
+      return [sized('skipped', skippedRow(record.value))];
   }
 }
 
@@ -75,6 +80,15 @@ export function fetchRows(f: FetchResult, robots: RobotsAnalyzer, productToken: 
     body_encoding: str(f.body_encoding),
     header_names: headers.map(([k]) => str(k)),
     header_values: headers.map(([, v]) => str(v)),
+    changed: f.changed ? 1 : 0,
+    etag: str(f.etag),
+    last_modified: str(f.last_modified),
+    priority: Number.isFinite(f.priority) ? f.priority : 0,
+    recrawl_interval_ms: uint(f.recrawl_interval_ms, MAX_SAFE),
+    next_due_at_ms: uint(f.next_due_at, MAX_SAFE),
+    render_error: str(f.render_error),
+    subrequest_urls: (f.subrequests ?? []).map((r) => str(r.url)),
+    subrequest_outcomes: (f.subrequests ?? []).map((r) => str(r.outcome)),
   };
   const rows = [sized('fetches', row)];
   if (f.kind === 'robots') rows.push(sized('robots', robotsRow(f, robots, productToken)));
@@ -154,6 +168,7 @@ export function parsedRow(p: ParsedPage): Record<string, unknown> {
     link_hosts: links.map((l) => hostOf(l.url)),
     link_anchors: links.map((l) => str(l.anchor)),
     link_nofollow: links.map((l) => (l.nofollow ? 1 : 0)),
+    text: utf8Prefix(str(p.text), MAX_TEXT_BYTES),
   };
 }
 
@@ -169,6 +184,20 @@ export function duplicateRow(d: Duplicate): Record<string, unknown> {
     distance: uint(d.distance, U8),
     detected_at: seconds(d.detected_at),
     detected_at_ms: uint(d.detected_at, MAX_SAFE),
+  };
+}
+
+export function skippedRow(s: SkippedUrl): Record<string, unknown> {
+  const url = str(s.url);
+  return {
+    url,
+    host: str(s.host) || hostOf(url),
+    reason: str(str(s.reason).slice(0, 64)) || 'unknown',
+    detail: str(s.detail),
+    depth: uint(s.depth, U16),
+    source_url: str(s.source_url),
+    decided_at: seconds(s.decided_at),
+    decided_at_ms: uint(s.decided_at, MAX_SAFE),
   };
 }
 
@@ -233,4 +262,24 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 function str(value: unknown): string {
   const s = typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
   return /[\uD800-\uDFFF]/.test(s) ? s.replace(LONE_SURROGATE, '\uFFFD') : s;
+}
+
+/** A fetch the network policy refused before any request, as a skipped URL. */
+function refusedRow(f: FetchResult): SkippedUrl {
+  return {
+    url: f.url, host: f.host, reason: 'network-policy', detail: f.error.slice(f.error.indexOf(':') + 1).trim(), depth: f.depth,
+    source_url: f.source_url, decided_at: f.started_at,
+  };
+}
+
+/** Page text is searchable, bounded: 100 KB of UTF-8 at most, cut at a character boundary. */
+const MAX_TEXT_BYTES = 100 * 1024;
+
+function utf8Prefix(s: string, maxBytes: number): string {
+  if (s.length * 3 <= maxBytes || Buffer.byteLength(s) <= maxBytes) return s;
+  let cut = Math.min(s.length, maxBytes);
+  while (cut > 0 && Buffer.byteLength(s.slice(0, cut)) > maxBytes) cut = Math.floor(cut * 0.9);
+  // Never end on the first half of a surrogate pair.
+  if (cut > 0 && /[\uD800-\uDBFF]/.test(s[cut - 1])) cut--;
+  return s.slice(0, cut);
 }

@@ -6,19 +6,35 @@
 // collapses them and every view reads `FINAL`: current results show one row per fetch whatever
 // merges have or have not run yet.
 //
+// The key holds log_id, the identity of the crawl log the row came from (the part of the writer's
+// sink_id after the first ':'). fetch_id is `<host>#<seq>` within one log, so without log_id the
+// rows of a second crawl into the same database would replace the first crawl's; a replay of a log
+// keeps its log_id and so still replaces what it rewrites.
+//
 // Shaped by ClickHouse 18.16: no PARTITION BY (an INSERT that spans partitions writes one part per
 // partition, so it would no longer land all-or-nothing); plain DateTime plus a *_ms UInt64 column
 // (no DateTime64); String instead of LowCardinality/Enum/Map/Nullable; Array columns instead of
 // Map/Nested; views built with one `ANY LEFT JOIN … USING` per SELECT level and aliased subqueries
 // (26.x requires the aliases, 18.16 accepts them); no CREATE OR REPLACE VIEW, so a migration that
-// changes a view drops and recreates it.
+// changes a view drops and recreates it; no ADD COLUMN IF NOT EXISTS, so a migration that adds one
+// looks first; a column added to the sorting key must be added in the same ALTER and without a
+// DEFAULT expression, so log_id of rows written before version 2 is ''.
+import type { Logger } from '../engine/api.js';
 import type { ClickHouse } from './connection.js';
+import { sqlString } from './connection.js';
+import { linksView, linksViewV1, pagesView, pagesViewV1, pagesViewV2, urlFreshnessView } from './schema-views.js';
 
 export interface Migration {
   version: number;
   name: string;
-  /** Each statement must be idempotent: a crash between statements re-runs the whole migration. */
-  statements(database: string): string[];
+  /**
+   * Each statement must be idempotent (a crash between statements re-runs the whole migration)
+   * and must hold against the current definition of every object, which `migrate` may have just
+   * created in place of a dropped one.
+   */
+  statements?(database: string): string[];
+  /** Steps that must look before they act; idempotent in the same way. Run after `statements`. */
+  apply?(ch: ClickHouse): Promise<void>;
 }
 
 /** Columns every sunk row carries: who wrote it, from which record, and which write wins. */
@@ -30,7 +46,22 @@ export const SOURCE_COLUMNS = `
   version UInt64,
   sunk_at DateTime`;
 
-const FETCHES = `CREATE TABLE IF NOT EXISTS fetches (
+/** Added in version 4: how the URL changes and when it is due again (--recrawl). */
+const FRESHNESS_COLUMNS = `
+  changed UInt8,
+  etag String,
+  last_modified String,
+  priority Float64,
+  recrawl_interval_ms UInt64,
+  next_due_at_ms UInt64`;
+
+/** Added in version 4: what a rendering browser did (--render). */
+const RENDER_COLUMNS = `
+  render_error String,
+  subrequest_urls Array(String),
+  subrequest_outcomes Array(String)`;
+
+const FETCHES_COLUMNS = `
   fetch_id String,
   url String,
   final_url String,
@@ -60,10 +91,9 @@ const FETCHES = `CREATE TABLE IF NOT EXISTS fetches (
   remote_address String,
   body_encoding String,
   header_names Array(String),
-  header_values Array(String),${SOURCE_COLUMNS}
-) ENGINE = ReplacingMergeTree(version) ORDER BY (host, fetch_id)`;
+  header_values Array(String),${FRESHNESS_COLUMNS},${RENDER_COLUMNS},`;
 
-const PARSED_PAGES = `CREATE TABLE IF NOT EXISTS parsed_pages (
+const PARSED_PAGES_COLUMNS = `
   fetch_id String,
   url String,
   final_url String,
@@ -87,10 +117,10 @@ const PARSED_PAGES = `CREATE TABLE IF NOT EXISTS parsed_pages (
   link_urls Array(String),
   link_hosts Array(String),
   link_anchors Array(String),
-  link_nofollow Array(UInt8),${SOURCE_COLUMNS}
-) ENGINE = ReplacingMergeTree(version) ORDER BY (host, fetch_id)`;
+  link_nofollow Array(UInt8),
+  text String,`;
 
-const ROBOTS = `CREATE TABLE IF NOT EXISTS robots (
+const ROBOTS_COLUMNS = `
   fetch_id String,
   host String,
   url String,
@@ -102,10 +132,9 @@ const ROBOTS = `CREATE TABLE IF NOT EXISTS robots (
   outcome String,
   crawl_delay_ms UInt32,
   rules_digest String,
-  bytes UInt32,${SOURCE_COLUMNS}
-) ENGINE = ReplacingMergeTree(version) ORDER BY (host, fetch_id)`;
+  bytes UInt32,`;
 
-const DUPLICATES = `CREATE TABLE IF NOT EXISTS duplicates (
+const DUPLICATES_COLUMNS = `
   fetch_id String,
   url String,
   host String,
@@ -115,63 +144,135 @@ const DUPLICATES = `CREATE TABLE IF NOT EXISTS duplicates (
   kind String,
   distance UInt8,
   detected_at DateTime,
-  detected_at_ms UInt64,${SOURCE_COLUMNS}
-) ENGINE = ReplacingMergeTree(version) ORDER BY (host, fetch_id, duplicate_of)`;
+  detected_at_ms UInt64,`;
 
-// Links live inside their parsed_pages row, so a re-parse that finds fewer links replaces the whole
-// list instead of leaving the old tail behind.
-function linksView(db: string): string {
-  return `CREATE VIEW IF NOT EXISTS links AS
-SELECT fetch_id, url AS from_url, host AS from_host, to_url, to_host, anchor, nofollow, position, fetched_at
-FROM ${db}.parsed_pages FINAL
-ARRAY JOIN link_urls AS to_url, link_hosts AS to_host, link_anchors AS anchor, link_nofollow AS nofollow,
-  arrayEnumerate(link_urls) AS position`;
+
+const SKIPPED_COLUMNS = `
+  url String,
+  host String,
+  reason String,
+  detail String,
+  depth UInt16,
+  source_url String,
+  decided_at DateTime,
+  decided_at_ms UInt64,`;
+
+interface TableDef {
+  name: string;
+  columns: string;
+  /** The sorting key before log_id joined it. */
+  key: string[];
+  /** The migration that created the table. */
+  since: number;
 }
 
-// The contract view: latest page outcome per URL, that fetch's content, and the earliest original
-// it was found to duplicate (earliest by the original's fetch time, then by the original's URL).
-function pagesView(db: string): string {
-  return `CREATE VIEW IF NOT EXISTS pages AS
-SELECT url, final_url, host, status, depth, fetched_at, bytes, content_hash, simhash,
-  tupleElement(dup, 1) AS duplicate_of, tupleElement(dup, 2) AS duplicate_kind, title, error
-FROM (
-  SELECT url, final_url, host, status, depth, fetched_at, bytes, error, fetch_id, content_hash, simhash, title
-  FROM (
-    SELECT url,
-      argMax(fetch_id, started_at_ms) AS fetch_id,
-      argMax(final_url, started_at_ms) AS final_url,
-      argMax(host, started_at_ms) AS host,
-      argMax(status, started_at_ms) AS status,
-      argMax(depth, started_at_ms) AS depth,
-      argMax(started_at, started_at_ms) AS fetched_at,
-      argMax(bytes, started_at_ms) AS bytes,
-      argMax(error, started_at_ms) AS error
-    FROM ${db}.fetches FINAL
-    WHERE kind = 'page'
-    GROUP BY url
-  ) AS latest
-  ANY LEFT JOIN (
-    SELECT fetch_id, content_hash, simhash, title FROM ${db}.parsed_pages FINAL
-  ) AS content USING (fetch_id)
-) AS page
-ANY LEFT JOIN (
-  SELECT fetch_id, argMin(tuple(duplicate_of, kind), tuple(duplicate_of_fetched_at_ms, duplicate_of)) AS dup
-  FROM ${db}.duplicates FINAL
-  GROUP BY fetch_id
-) AS dups USING (fetch_id)`;
+/** The crawl's tables, each as its creating migration defined it. */
+const TABLES: readonly TableDef[] = [
+  { name: 'fetches', columns: FETCHES_COLUMNS, key: ['host', 'fetch_id'], since: 1 },
+  { name: 'parsed_pages', columns: PARSED_PAGES_COLUMNS, key: ['host', 'fetch_id'], since: 1 },
+  { name: 'robots', columns: ROBOTS_COLUMNS, key: ['host', 'fetch_id'], since: 1 },
+  { name: 'duplicates', columns: DUPLICATES_COLUMNS, key: ['host', 'fetch_id', 'duplicate_of'], since: 1 },
+  { name: 'skipped', columns: SKIPPED_COLUMNS, key: ['host', 'url', 'reason'], since: 3 },
+];
+
+const LOG_KEYED_SINCE = 2;
+
+/** log_id comes last, after the source columns, where ALTER … ADD COLUMN put it on older tables. */
+function createTable(t: TableDef, withLogId: boolean): string {
+  const key = withLogId ? [...t.key, 'log_id'] : t.key;
+  return `CREATE TABLE IF NOT EXISTS ${t.name} (${t.columns}${SOURCE_COLUMNS}${withLogId ? ',\n  log_id String' : ''}
+) ENGINE = ReplacingMergeTree(version) ORDER BY (${key.join(', ')})`;
 }
+
+const table = (name: string) => TABLES.find((t) => t.name === name)!;
 
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'crawl history: fetches, parsed_pages, robots, duplicates; views links and pages',
-    statements: (db) => [FETCHES, PARSED_PAGES, ROBOTS, DUPLICATES, linksView(db), pagesView(db)],
+    statements: (db) => [...TABLES.filter((t) => t.since === 1).map((t) => createTable(t, false)), linksViewV1(db), pagesViewV1(db)],
+  },
+  {
+    version: 2,
+    name: 'log_id in the key of every crawl table: two crawls into one database keep each other\'s rows',
+    async apply(ch) {
+      for (const t of TABLES.filter((t) => t.since < LOG_KEYED_SINCE)) await addLogIdToKey(ch, t);
+      for (const [name, create] of [['links', linksView], ['pages', pagesViewV2]] as const) {
+        await ch.command(`DROP TABLE IF EXISTS ${name}`); // 18.16 has no DROP VIEW
+        await ch.command(create(ch.database));
+      }
+    },
+  },
+  {
+    version: 3,
+    name: 'skipped: URLs the crawler decided not to fetch, and why',
+    statements: () => [createTable(table('skipped'), true)],
+  },
+  {
+    version: 4,
+    name: 'freshness and rendering: fetches gain changed, validators, interval and due time, what a browser fetched; pages gain content_type and text (latest content, also after a 304); view url_freshness',
+    async apply(ch) {
+      await addColumns(ch, 'fetches', `${FRESHNESS_COLUMNS},${RENDER_COLUMNS}`);
+      await addColumns(ch, 'parsed_pages', 'text String');
+      for (const [name, create] of [['pages', pagesView], ['url_freshness', urlFreshnessView]] as const) {
+        await ch.command(`DROP TABLE IF EXISTS ${name}`); // 18.16 has no DROP VIEW
+        await ch.command(create(ch.database));
+      }
+    },
   },
 ];
 
+/** Adds the columns a table lacks (18.16 has no ADD COLUMN IF NOT EXISTS). */
+async function addColumns(ch: ClickHouse, tableName: string, columns: string): Promise<void> {
+  for (const line of columns.split(',').map((c) => c.trim()).filter(Boolean)) {
+    const name = line.split(/\s+/)[0];
+    if (await hasColumn(ch, tableName, name)) continue;
+    try {
+      await ch.command(`ALTER TABLE ${tableName} ADD COLUMN ${line}`);
+    } catch (err) {
+      if (!(await hasColumn(ch, tableName, name))) throw err; // another process added it first
+    }
+  }
+}
+
+/** The rows of existing parts keep log_id '': they cannot be told apart after the fact. */
+async function addLogIdToKey(ch: ClickHouse, t: TableDef): Promise<void> {
+  if (await hasColumn(ch, t.name, 'log_id')) return;
+  try {
+    await ch.command(`ALTER TABLE ${t.name} ADD COLUMN log_id String, MODIFY ORDER BY (${[...t.key, 'log_id'].join(', ')})`);
+  } catch (err) {
+    // Another process migrating at the same time may have added it first.
+    if (!(await hasColumn(ch, t.name, 'log_id'))) throw err;
+  }
+}
+
+async function hasColumn(ch: ClickHouse, tableName: string, column: string): Promise<boolean> {
+  const rows = await ch.query(
+    `SELECT name FROM system.columns WHERE database = ${sqlString(ch.database)} AND table = ${sqlString(tableName)} AND name = ${sqlString(column)}`,
+  );
+  return rows.length > 0;
+}
+
 /** Tables the sink writes, in the order of one flush (history first, derived facts after). */
-export const SINK_TABLES = ['fetches', 'robots', 'parsed_pages', 'duplicates'] as const;
+export const SINK_TABLES = ['fetches', 'robots', 'parsed_pages', 'duplicates', 'skipped'] as const;
 export type SinkTable = (typeof SINK_TABLES)[number];
+
+/** Tables whose rows carry the log identity in their key (the writer fills log_id). */
+export const LOG_KEYED_TABLES: ReadonlySet<string> = new Set(TABLES.map((t) => t.name));
+
+/** The log identity in a sink id `<sink name>:<log identity>`; '' for a sink id without one. */
+export function logIdOfSink(sinkId: string): string {
+  const colon = sinkId.indexOf(':');
+  return colon < 0 ? '' : sinkId.slice(colon + 1);
+}
+
+/** What the current schema holds, each with the statement that creates it as it is now. */
+const CURRENT_TABLES = TABLES.map((t) => ({ name: t.name, since: t.since, create: () => createTable(t, true) }));
+const CURRENT_VIEWS = [
+  { name: 'links', since: 1, create: linksView },
+  { name: 'pages', since: 1, create: pagesView },
+  { name: 'url_freshness', since: 4, create: urlFreshnessView },
+];
 
 const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
   version UInt32,
@@ -179,22 +280,56 @@ const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
   applied_at DateTime
 ) ENGINE = ReplacingMergeTree ORDER BY version`;
 
+export interface MigrateResult {
+  /** Versions applied by this run. */
+  applied: number[];
+  /**
+   * Tables and views that an applied migration had created and that were missing, created again
+   * from the current schema. A restored table is empty: the rows it held are gone.
+   */
+  restored: string[];
+  /** The schema version the database is at now. */
+  version: number;
+}
+
 /**
- * Brings the schema up to date; safe to run at every start and from several processes at once
- * (every statement is idempotent and schema_migrations collapses repeated entries).
- * Returns the versions applied now.
+ * Brings the schema up to date and puts back any table or view of it that is missing; safe to run
+ * at every start and from several processes at once (every statement is idempotent and
+ * schema_migrations collapses repeated entries). Says what it restored through `log`.
  */
-export async function migrate(ch: ClickHouse, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+export async function migrate(ch: ClickHouse, opts: { log?: Logger; migrations?: readonly Migration[] } = {}): Promise<MigrateResult> {
+  const migrations = [...(opts.migrations ?? MIGRATIONS)].sort((a, b) => a.version - b.version);
   await ch.command(MIGRATIONS_TABLE);
   const done = new Set((await appliedMigrations(ch)).map((m) => m.version));
+  const reached = Math.max(0, ...done);
+  const before = await objectNames(ch);
+  const restored: string[] = [];
+  // Tables first, as they are now (a migration still to run checks before it alters), so that the
+  // migrations and views below find them.
+  for (const t of CURRENT_TABLES) {
+    if (t.since > reached || before.has(t.name)) continue;
+    await ch.command(t.create());
+    restored.push(t.name);
+    opts.log?.warn(`ClickHouse table ${ch.database}.${t.name} was missing and has been created again, empty: the rows it held are lost`);
+  }
   const applied: number[] = [];
-  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+  for (const m of migrations) {
     if (done.has(m.version)) continue;
-    for (const statement of m.statements(ch.database)) await ch.command(statement);
+    for (const statement of m.statements?.(ch.database) ?? []) await ch.command(statement);
+    await m.apply?.(ch);
     await ch.insert('schema_migrations', [{ version: m.version, name: m.name, applied_at: Math.floor(Date.now() / 1000) }]);
     applied.push(m.version);
   }
-  return applied;
+  const after = await objectNames(ch);
+  for (const v of CURRENT_VIEWS) {
+    if (after.has(v.name)) continue;
+    await ch.command(v.create(ch.database));
+    if (v.since <= reached) {
+      restored.push(v.name);
+      opts.log?.info(`ClickHouse view ${ch.database}.${v.name} was missing and has been created again`);
+    }
+  }
+  return { applied, restored, version: Math.max(reached, ...applied) };
 }
 
 export async function appliedMigrations(ch: ClickHouse): Promise<{ version: number; name: string }[]> {
@@ -202,6 +337,26 @@ export async function appliedMigrations(ch: ClickHouse): Promise<{ version: numb
     'SELECT version, any(name) AS name FROM schema_migrations GROUP BY version ORDER BY version',
   );
   return rows.map((r) => ({ version: Number(r.version), name: r.name }));
+}
+
+export interface SchemaState {
+  /** Highest applied migration; 0 when none (or no schema_migrations table). */
+  version: number;
+  /** Tables and views of the schema at that version that are not there. */
+  missing: string[];
+}
+
+/** Read-only look at the schema, for commands that must not change it. */
+export async function schemaState(ch: ClickHouse): Promise<SchemaState> {
+  const names = await objectNames(ch);
+  const version = names.has('schema_migrations') ? Math.max(0, ...(await appliedMigrations(ch)).map((m) => m.version)) : 0;
+  const missing = [...CURRENT_TABLES, ...CURRENT_VIEWS].filter((o) => o.since <= version && !names.has(o.name)).map((o) => o.name);
+  return { version, missing };
+}
+
+async function objectNames(ch: ClickHouse): Promise<Set<string>> {
+  const rows = await ch.query<{ name: string }>(`SELECT name FROM system.tables WHERE database = ${sqlString(ch.database)}`);
+  return new Set(rows.map((r) => r.name));
 }
 
 /** The schema version this build expects. */

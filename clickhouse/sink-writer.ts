@@ -13,7 +13,7 @@ import type { Logger } from '../engine/api.js';
 import type { ClickHouse } from './connection.js';
 import { sqlString } from './connection.js';
 import type { TableRow } from './rows.js';
-import { SINK_TABLES } from './schema.js';
+import { LOG_KEYED_TABLES, logIdOfSink, SINK_TABLES } from './schema.js';
 
 export interface SinkSource {
   topic: string;
@@ -59,6 +59,8 @@ const DEFAULTS = { tables: SINK_TABLES, maxRows: 5_000, maxBytes: 8 * 1024 * 102
 
 export class SinkWriter {
   private readonly opts: Required<SinkWriterOptions>;
+  /** Goes into the key of the crawl's tables, so two crawls' rows never replace each other. */
+  private readonly logId: string;
   private buffer: Entry[] = [];
   private bufferedRows = 0;
   private bufferedBytes = 0;
@@ -82,6 +84,7 @@ export class SinkWriter {
   constructor(options: SinkWriterOptions) {
     this.opts = { ...DEFAULTS, ...options } as Required<SinkWriterOptions>;
     if (!/^[\w.:-]{1,128}$/.test(this.opts.sinkId)) throw new Error(`invalid sink id ${JSON.stringify(this.opts.sinkId)}`);
+    this.logId = logIdOfSink(this.opts.sinkId);
   }
 
   /** Records handed over and not yet durable. */
@@ -235,6 +238,7 @@ export class SinkWriter {
         row.src_offset = offset;
         row.version = version;
         row.sunk_at = sunkAt;
+        if (LOG_KEYED_TABLES.has(r.table)) row.log_id = this.logId;
         rows.push(row);
         top.set(key, Math.max(offset, top.get(key) ?? -1));
       }

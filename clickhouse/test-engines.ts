@@ -6,14 +6,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openClickHouse, type ClickHouse } from './connection.js';
-import { migrate } from './schema.js';
+import { migrate, type Migration } from './schema.js';
 
 export interface TestEngine {
   name: 'chdb' | 'server';
-  /** A fresh, migrated database of its own. */
-  open(): Promise<ClickHouse>;
+  /** A fresh database of its own, migrated (by default to the current schema). */
+  open(opts?: { migrations?: readonly Migration[] }): Promise<ClickHouse>;
   /** Another connection to the database `ch` uses (as a restarted process would get). */
-  reopen(ch: ClickHouse): Promise<ClickHouse>;
+  reopen(ch: ClickHouse, opts?: { readOnly?: boolean }): Promise<ClickHouse>;
   /** Drops the databases this engine created. */
   cleanup(): Promise<void>;
 }
@@ -40,21 +40,21 @@ function engineOf(name: TestEngine['name'], opts: { url?: string; dataDir?: stri
   const databases: string[] = [];
   return {
     name,
-    async open() {
+    async open(extra) {
       const database = uniqueDatabase();
       databases.push(database);
       const ch = await openClickHouse({ ...opts, database });
       opened.push(ch);
-      await migrate(ch);
+      await migrate(ch, { migrations: extra?.migrations });
       return ch;
     },
-    async reopen(ch) {
-      const again = await openClickHouse({ ...opts, database: ch.database });
+    async reopen(ch, extra) {
+      const again = await openClickHouse({ ...opts, database: ch.database, readOnly: extra?.readOnly });
       opened.push(again);
       return again;
     },
     async cleanup() {
-      const admin = opened.at(-1) ?? (await openClickHouse(opts));
+      const admin = opened.filter((c) => !c.readOnly).at(-1) ?? (await openClickHouse(opts));
       for (const db of databases) await admin.command(`DROP DATABASE IF EXISTS ${db}`).catch(() => undefined);
       for (const ch of opened) await ch.close().catch(() => undefined);
     },

@@ -1,7 +1,7 @@
 import type { SinkInput } from './rows.js';
 // Synthetic crawl records for the ClickHouse tests and the report fixture (hosts under .test only).
 import { createHash } from 'node:crypto';
-import { PLAIN_RESULT, type Duplicate, type FetchResult, type ParsedPage } from '../schemas/records.js';
+import { PLAIN_RESULT, type Duplicate, type FetchResult, type ParsedPage, type SkippedUrl } from '../schemas/records.js';
 
 export type SourcedRecord = SinkInput & { partition: number; offset: number };
 
@@ -24,7 +24,7 @@ export function parsedPage(overrides: Partial<ParsedPage> = {}): ParsedPage {
     fetch_id: 'a.test#1', url, host: new URL(url).host, depth: 0, status: 200, final_url: url,
     fetched_at: Date.UTC(2026, 0, 1, 12, 0, 0), content_type: 'text/html', title: 'A page', canonical: '', lang: 'en',
     meta_noindex: false, meta_nofollow: false, text_length: 500, content_hash: sha1(url), simhash: simhashOf(url),
-    links: [], parser_version: 'test-1', error: '',
+    links: [], parser_version: 'test-1', error: '', text: '',
     ...overrides,
   };
 }
@@ -38,10 +38,19 @@ export function duplicate(overrides: Partial<Duplicate> = {}): Duplicate {
   };
 }
 
-/** A stream of records over the three input topics of one partition, offsets counted per topic. */
+export function skippedUrl(overrides: Partial<SkippedUrl> = {}): SkippedUrl {
+  const url = overrides.url ?? 'http://c.test/private/x';
+  return {
+    url, host: new URL(url).host, reason: 'robots-disallowed', detail: 'Disallow: /private', depth: 1,
+    source_url: 'http://a.test/', decided_at: Date.UTC(2026, 0, 1, 12, 0, 2),
+    ...overrides,
+  };
+}
+
+/** A stream of records over the four input topics of one partition, offsets counted per topic. */
 export function recordStream(count: number, partition = 0, seed = 1): SourcedRecord[] {
   const rnd = prng(seed);
-  const next = { fetched: 0, parsed: 0, duplicates: 0 };
+  const next = { fetched: 0, parsed: 0, duplicates: 0, skipped: 0 };
   const out: SourcedRecord[] = [];
   const push = (r: SinkInput) => out.push({ ...r, partition, offset: next[r.topic]++ });
   for (let i = 0; out.length < count; i++) {
@@ -61,6 +70,9 @@ export function recordStream(count: number, partition = 0, seed = 1): SourcedRec
     if (i % 10 === 0 && out.length < count) {
       push({ topic: 'duplicates', value: duplicate({ url, host, fetch_id: fetchId, duplicate_of: `http://h0.test/p/17`, detected_at: t + 1 }) });
     }
+    if (i % 13 === 0 && out.length < count) {
+      push({ topic: 'skipped', value: skippedUrl({ url: `http://${host}/private/${i}`, depth: 2, source_url: url, decided_at: t + 2 }) });
+    }
   }
   return out.slice(0, count);
 }
@@ -73,7 +85,8 @@ export function expectedRowKeys(records: SourcedRecord[]): string[] {
       keys.push(`fetches@${r.topic}/${r.offset}`);
       if (r.value.kind === 'robots') keys.push(`robots@${r.topic}/${r.offset}`);
     } else if (r.topic === 'parsed') keys.push(`parsed_pages@${r.topic}/${r.offset}`);
-    else keys.push(`duplicates@${r.topic}/${r.offset}`);
+    else if (r.topic === 'duplicates') keys.push(`duplicates@${r.topic}/${r.offset}`);
+    else keys.push(`skipped@${r.topic}/${r.offset}`);
   }
   return keys.sort();
 }

@@ -4,7 +4,7 @@
 import type { Logger } from '../engine/api.js';
 import type { ClickHouse } from './connection.js';
 import { robotsSummary } from './robots-digest.js';
-import { rowsForRecord } from './rows.js';
+import { rowsForRecord, type SinkInput } from './rows.js';
 import { SINK_TABLES } from './schema.js';
 import { SinkWriter, type SinkWriterOptions } from './sink-writer.js';
 import type { SourcedRecord } from './test-fixtures.js';
@@ -172,4 +172,13 @@ export function testWriter(connect: ClickHouse | (() => Promise<ClickHouse>), op
 
 export function writeRecord(writer: SinkWriter): (r: SourcedRecord) => Promise<void> {
   return (r) => writer.write(r, rowsForRecord(r, robotsSummary, 'crawlstream'));
+}
+
+/** Sinks values through the real writer, offsets numbered per topic in the given order. */
+export async function sinkValues(ch: ClickHouse, values: SinkInput[], sinkId = 'live'): Promise<void> {
+  const next: Record<string, number> = {};
+  const records: SourcedRecord[] = values.map((v) => ({ ...v, partition: 0, offset: (next[v.topic] = (next[v.topic] ?? -1) + 1) }));
+  const writer = testWriter(ch, { sinkId });
+  await Promise.all(records.map(writeRecord(writer)));
+  await writer.close();
 }

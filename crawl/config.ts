@@ -2,6 +2,7 @@
 // carries them in the crawl-config topic); process-level options belong to one process.
 import { readFileSync } from 'node:fs';
 import type { ScopeConfig } from '../scope/scope.js';
+import type { RenderMode } from '../rendering/should-render.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -42,6 +43,12 @@ export interface CrawlConfig {
   sitemaps: boolean;
   /** Which discovered URLs enter the frontier (scope/scope.ts). */
   scope: ScopeConfig;
+  /** Requests in flight to one server address at most, whatever host names share it. */
+  maxInFlightPerIp: number;
+  /** Host names pinned to addresses (--resolve HOST=IP), as curl's --resolve. */
+  resolve: Record<string, string>;
+  /** Headless rendering of HTML pages: never (default), auto (pages whose static HTML looks empty), always. */
+  render: RenderMode;
   /** Trap guards. */
   maxRepeatedPathSegments: number;
   maxQueryParams: number;
@@ -77,6 +84,9 @@ export function defaultCrawlConfig(overrides: Partial<CrawlConfig> = {}): CrawlC
     recrawlMaxIntervalMs: 30 * 24 * 60 * 60 * 1000,
     sitemaps: true,
     scope: { mode: 'any', seeds: [], include: [], exclude: [] },
+    maxInFlightPerIp: 2,
+    resolve: {},
+    render: 'never',
     maxRepeatedPathSegments: 3,
     maxQueryParams: 12,
     allowNetworks: [],
@@ -94,5 +104,5 @@ export const CRAWL_LEVEL_OPTIONS = [
   'userAgent', 'productToken', 'maxDepth', 'maxPages', 'maxPagesPerHost', 'defaultDelayMs', 'fetchTimeoutMs',
   'connectTimeoutMs', 'headersTimeoutMs', 'maxBodyBytes', 'maxUrlLength', 'maxAttempts', 'maxRedirects',
   'robotsCacheMs', 'maxRepeatedPathSegments', 'maxQueryParams', 'maxCrawlDelayMs', 'recrawl', 'recrawlMinIntervalMs',
-  'recrawlMaxIntervalMs', 'sitemaps', 'scope',
+  'recrawlMaxIntervalMs', 'sitemaps', 'scope', 'maxInFlightPerIp', 'resolve', 'render',
 ] as const satisfies readonly (keyof CrawlConfig)[];

@@ -12,6 +12,7 @@ import type { ParserModule } from '../parsing/parser-module.js';
 import type { ProcessorModule } from './processor-module.js';
 import { hostKey } from '../url/canonicalize.js';
 import { EmbeddedRuntime } from '../engine/embedded/embedded-runtime.js';
+import { setAsideLogAndState } from '../engine/embedded/data-dir.js';
 import { crawlStats, type CrawlStats } from './stats.js';
 import type { WarcOutput } from '../processors/warc-archive.js';
 import { lagEntries, type CrawlTelemetry } from './telemetry.js';
@@ -25,12 +26,21 @@ export interface EmbeddedCrawlOptions {
   /** A user's parsing step (--parser-module) and users' own processors (--processor-module). */
   parserModule?: ParserModule;
   processorModules?: ProcessorModule[];
+  /** Process-level rendering options (--chromium, --render-concurrency). */
+  chromiumPath?: string;
+  renderConcurrency?: number;
   log: Logger;
   /** Called about every `progressEveryMs` while the crawl runs. */
   onProgress?: (stats: CrawlStats) => void;
   progressEveryMs?: number;
   /** Abort to stop: records in progress finish, everything is committed, the crawl can resume. */
   signal?: AbortSignal;
+  /**
+   * Sets the data directory's log and state aside (in `aside-<UTC time>/`) and starts a new log
+   * from the seeds. ClickHouse is not touched: the sink keys its positions by log identity, so the
+   * new log's rows are written, not taken for rows it already holds.
+   */
+  resetState?: boolean;
   /** Write WARC files as the crawl goes (--warc-dir). */
   warc?: WarcOutput;
   /** Prometheus metrics of this process (--metrics-port). */
@@ -40,14 +50,24 @@ export interface EmbeddedCrawlOptions {
 export interface CrawlSummary extends CrawlStats {
   elapsedMs: number;
   stoppedEarly: boolean;
+  /** Records log damage made unreadable, and how many of them some processor had not processed yet. */
+  lostRecords: number;
+  lostUnprocessed: number;
 }
 
 export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<CrawlSummary> {
   mkdirSync(options.dataDir, { recursive: true });
+  if (options.resetState) {
+    const aside = await setAsideLogAndState(options.dataDir);
+    options.log.info(aside
+      ? `--reset-state: the old log and state are now in ${aside}; a new log starts from the seeds; ClickHouse is not touched`
+      : `--reset-state: ${options.dataDir} held no log or state to set aside`);
+  }
   const started = performance.now();
   const budget = new CrawlBudget(options.config.maxPages);
   const open = openCrawlServices({
     config: options.config, clickhouseUrl: options.clickhouseUrl, dataDir: options.dataDir, parserModule: options.parserModule, budget,
+    chromiumPath: options.chromiumPath, renderConcurrency: options.renderConcurrency, log: options.log.warn,
     observer: options.telemetry, warc: options.warc,
   });
   let runtime: EmbeddedRuntime<CrawlServices> | undefined;
@@ -82,10 +102,17 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
     if (options.config.recrawl) await runtime.whenStopped(options.signal);
     else await runtime.whenIdle(options.signal);
     const stats = crawlStats(runtime);
-    return { ...stats, elapsedMs: performance.now() - started, stoppedEarly: options.signal?.aborted ?? false };
+    const damage = runtime.damageSummary();
+    return {
+      ...stats, elapsedMs: performance.now() - started, stoppedEarly: options.signal?.aborted ?? false,
+      lostRecords: damage.lost, lostUnprocessed: damage.unprocessed,
+    };
   } finally {
     if (timer) clearInterval(timer);
-    await runtime?.stop();
-    await open.close();
+    try {
+      await runtime?.stop();
+    } finally {
+      await open.close();
+    }
   }
 }

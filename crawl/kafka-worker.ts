@@ -26,6 +26,8 @@ export interface WorkerOptions {
   parserModule?: ParserModule;
   /** Users' own processors (--processor-module), added to the crawl's topology. */
   processorModules?: ProcessorModule[];
+  chromiumPath?: string;
+  renderConcurrency?: number;
   sessionTimeoutMs?: number;
   signal?: AbortSignal;
   /** Write WARC files of the fetch outcomes this worker's `warc` tasks read (--warc-dir). */
@@ -62,7 +64,8 @@ export class KafkaWorker {
     const state = await awaitClusterState<Partial<CrawlConfig>>(cluster, log, this.o.signal);
     const config = { ...defaultCrawlConfig(state.options), allowNetworks: this.o.allowNetworks };
     const open = openCrawlServices({
-      config, clickhouseUrl: this.o.clickhouseUrl, parserModule: this.o.parserModule, control: this.control, observer: this.o.telemetry, warc: this.o.warc,
+      config, clickhouseUrl: this.o.clickhouseUrl, parserModule: this.o.parserModule, control: this.control,
+      chromiumPath: this.o.chromiumPath, renderConcurrency: this.o.renderConcurrency, log: log.warn, observer: this.o.telemetry, warc: this.o.warc,
     });
     this.closers.push(() => open.close());
     this.runtime = new KafkaRuntime({

@@ -3,10 +3,13 @@
 // names only what it uses, and a topology builds only when these services satisfy all of them.
 import type { RuntimeControl } from '../engine/api.js';
 import { HttpFetcher } from '../fetching/http-fetcher.js';
+import { pinnedResolver } from '../fetching/dns-cache.js';
 import type { ClickHouse } from '../clickhouse/connection.js';
 import { rowSinks, type RowSinks } from '../clickhouse/row-sinks.js';
 import { sharedClickHouse } from '../clickhouse/connection.js';
 import { ParsePool } from '../parsing/parse-pool.js';
+import { Renderer } from '../rendering/renderer.js';
+import { PdfPool } from '../pdf/pdf-pool.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import type { CrawlBudget } from '../processors/crawl-budget.js';
 import type { CrawlConfig } from './config.js';
@@ -15,7 +18,8 @@ import type { WarcOutput } from '../processors/warc-archive.js';
 
 /** One fetch that left this process, as it ended (abandoned ones too: the server may have seen them). */
 export interface FetchDone {
-  kind: FetchKind;
+  /** A browser's requests while rendering a page are 'subresource' (and 'robots' when it reads robots.txt). */
+  kind: FetchKind | 'subresource';
   /** 0 when no response arrived. */
   status: number;
   errorKind: string;
@@ -50,6 +54,10 @@ export interface CrawlServices {
   control: RuntimeControl;
   /** Users' processors (--processor-module) write rows to their own tables through it. */
   rows: RowSinks;
+  /** Headless Chromium, when the crawl renders pages (--render auto|always). */
+  renderer?: Renderer;
+  /** Worker threads that read PDFs. */
+  pdfPool?: PdfPool;
   /** Fetch outcomes as they happen (--metrics-port); a no-op otherwise. */
   observer: CrawlObserver;
   /** Where the warc processor writes (--warc-dir, `warc export`); absent without it. */
@@ -64,6 +72,7 @@ export function createFetcher(config: CrawlConfig): HttpFetcher {
     totalTimeoutMs: config.fetchTimeoutMs,
     maxBodyBytes: config.maxBodyBytes,
     allowNetworks: config.allowNetworks,
+    resolve: Object.keys(config.resolve).length ? pinnedResolver(config.resolve) : undefined,
   });
 }
 
@@ -83,6 +92,10 @@ export function openCrawlServices(o: {
   parserModule?: ParserModule;
   budget?: CrawlBudget;
   control?: RuntimeControl;
+  /** Process-level rendering options: --chromium PATH, --render-concurrency N. */
+  chromiumPath?: string;
+  renderConcurrency?: number;
+  log?: (line: string) => void;
   observer?: CrawlObserver;
   warc?: WarcOutput;
 }): OpenServices {
@@ -92,10 +105,20 @@ export function openCrawlServices(o: {
   const services: CrawlServices = {
     config: o.config, fetcher, clickhouse, sinkName: o.sinkName ?? 'live', parsePool, parserModule: o.parserModule,
     budget: o.budget, control: o.control ?? { paused: false }, rows: rowSinks(clickhouse), observer: o.observer ?? NO_OBSERVER, warc: o.warc,
+    // Started on the first PDF: a crawl that meets none spawns no thread for them.
+    pdfPool: new PdfPool({ threads: 1, timeoutMs: 20_000, maxMemoryMb: 256 }),
   };
+  if (o.config.render !== 'never') {
+    services.renderer = new Renderer({
+      chromiumPath: o.chromiumPath, concurrency: o.renderConcurrency, userAgent: o.config.userAgent,
+      timeoutMs: Math.min(30_000, o.config.fetchTimeoutMs), log: o.log,
+    });
+  }
   return {
     services,
     async close() {
+      await services.renderer?.close();
+      await services.pdfPool?.close();
       await fetcher.close();
       await parsePool.close();
       await clickhouse.close();

@@ -4,7 +4,7 @@
 // default), except the internal band repartition.
 import { defineTopic } from '../engine/api.js';
 import { loadSchema } from '../schemas/schema-files.js';
-import type { CanonicalUrl, DiscoveredUrl, Duplicate, FetchRequest, FetchResult, ParsedPage, SimhashBand } from '../schemas/records.js';
+import type { CanonicalUrl, DiscoveredUrl, Duplicate, FetchRequest, FetchResult, ParsedPage, SimhashBand, SkippedUrl } from '../schemas/records.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const MB = 1024 * 1024;
@@ -30,6 +30,12 @@ export const scheduled = defineTopic<FetchRequest>()({
   description: 'fetches released by the host\'s politeness timer',
 });
 
+export const resolved = defineTopic<FetchRequest>()({
+  name: 'resolved', schema: loadSchema('fetch-request'), key: 'the server address the request goes to', retention: 'until-consumed',
+  maxRecordBytes: MB, internal: true,
+  description: 'internal repartition of released fetches by server address, so hosts on one server share its limit',
+});
+
 export const fetched = defineTopic<FetchResult>()({
   name: 'fetched', schema: loadSchema('fetch-result'), key: HOST, retention: { ms: 7 * DAY }, maxRecordBytes: 16 * MB,
   description: 'fetch outcomes with raw bodies (bounded, compressed): replayable without refetching',
@@ -49,4 +55,9 @@ export const simhashBands = defineTopic<SimhashBand>()({
 export const duplicates = defineTopic<Duplicate>()({
   name: 'duplicates', schema: loadSchema('duplicate'), key: 'the duplicate page\'s host', retention: { ms: 7 * DAY }, maxRecordBytes: MB,
   description: 'pages that repeat an earlier page exactly or nearly',
+});
+
+export const skipped = defineTopic<SkippedUrl>()({
+  name: 'skipped', schema: loadSchema('skipped-url'), key: HOST, retention: { ms: 7 * DAY }, maxRecordBytes: MB,
+  description: 'URLs the crawler decided not to fetch, and why (robots.txt, budgets, Crawl-delay, network policy)',
 });

@@ -36,7 +36,8 @@ describe('crawl topology', () => {
     assert.ok(by('normalize').outputs.includes('normalized'));
     assert.deepEqual(by('dedup').inputs, ['normalized']);
     assert.ok(by('schedule').inputs.includes('deduped') && by('schedule').inputs.includes('fetched'));
-    assert.deepEqual(by('fetch').inputs, ['scheduled']);
+    assert.deepEqual(by('resolve').inputs, ['scheduled']);
+    assert.deepEqual(by('fetch').inputs, ['resolved'], 'fetch reads requests keyed by server address');
     assert.ok(by('parse').outputs.includes('discovered-urls'), 'links re-enter discovery');
     assert.deepEqual(by('near-dup').inputs, ['simhash-bands']);
     assert.equal(topology.topics.get('simhash-bands')!.internal, true);

@@ -1,7 +1,8 @@
 // The crawler's topology, in one place. Every topic is keyed by host, except the internal band
 // repartition, so everything about one host lives in one partition's tasks:
 //
-//   discovered-urls → normalize → normalized → dedup → deduped → schedule → scheduled → fetch → fetched
+//   discovered-urls → normalize → normalized → dedup → deduped → schedule → scheduled → resolve
+//        ↑                                                   ↑         resolved (by server address) → fetch → fetched
 //        ↑                                                   ↑                                   │
 //        └──────────── links, redirects ── parse ←───────────┴──── (fetch completions) ──────────┤
 //                                            │                                                   │
@@ -15,6 +16,7 @@ import { TopologyBuilder, type AnyProcessorDefinition, type Topology } from '../
 import { normalizeProcessor } from '../processors/normalize.js';
 import { dedupProcessor } from '../processors/dedup.js';
 import { scheduleProcessor } from '../processors/schedule.js';
+import { resolveProcessor } from '../processors/resolve.js';
 import { fetchProcessor } from '../processors/fetch.js';
 import { parseProcessor } from '../processors/parse.js';
 import { simhashBandsProcessor } from '../processors/simhash-bands.js';
@@ -31,14 +33,17 @@ export function crawlTopologyBuilder(extra: readonly AnyProcessorDefinition<Craw
     .topic(topics.normalized)
     .topic(topics.deduped)
     .topic(topics.scheduled)
+    .topic(topics.resolved)
     .topic(topics.fetched)
     .topic(topics.parsed)
     .topic(topics.simhashBands)
     .topic(topics.duplicates)
+    .topic(topics.skipped)
     .processor(normalizeProcessor)
     .processor(dedupProcessor)
     // schedule also reads fetched: a host's next release waits for its last fetch to finish.
     .processor(scheduleProcessor)
+    .processor(resolveProcessor)
     .processor(fetchProcessor)
     .processor(parseProcessor)
     .processor(simhashBandsProcessor)

@@ -51,7 +51,12 @@ export class TopologyBuilder<S = object, Topics = { [DEAD_LETTERS]: typeof deadL
       throw new Error(`processor ${def.name} runs records concurrently and cannot own stores`);
     }
     const physical = new Map<string, string>();
-    for (const t of [...def.inputs, ...def.outputs, deadLettersTopic]) {
+    const discarded = new Set(placement.discard ?? []);
+    for (const d of discarded) {
+      if (!def.outputs.some((o) => o.name === d)) throw new Error(`processor ${def.name} has no output ${d} to discard`);
+    }
+    // A discarded output is never written: it needs no topic in this topology.
+    for (const t of [...def.inputs, ...def.outputs.filter((o) => !discarded.has(o.name)), deadLettersTopic]) {
       const name = placement.rename?.[t.name] ?? t.name;
       const declared = this.topics.get(name);
       if (!declared) throw new Error(`processor ${def.name} names undeclared topic ${name}`);
@@ -59,10 +64,6 @@ export class TopologyBuilder<S = object, Topics = { [DEAD_LETTERS]: typeof deadL
         throw new Error(`processor ${def.name} expects ${t.name} with another schema than the topology declares`);
       }
       physical.set(t.name, name);
-    }
-    const discarded = new Set(placement.discard ?? []);
-    for (const d of discarded) {
-      if (!def.outputs.some((o) => o.name === d)) throw new Error(`processor ${def.name} has no output ${d} to discard`);
     }
     const outputs = [...def.outputs.filter((o) => !discarded.has(o.name)), deadLettersTopic].map((t) => physical.get(t.name)!);
     this.nodes.push({ name: def.name, definition: def, inputs: def.inputs.map((t) => physical.get(t.name)!), outputs, physical, discarded });

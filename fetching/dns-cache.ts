@@ -93,11 +93,15 @@ export function filterAllowed(addresses: string[], policy: NetworkPolicy): { all
   return { allowed, refusal };
 }
 
-/** A net.connect `lookup` that resolves through the cache and hands the socket only allowed addresses. */
-export function policyLookup(cache: DnsCache, policy: NetworkPolicy): LookupFunction {
+/**
+ * A net.connect `lookup` that resolves through the cache and hands the socket only allowed addresses;
+ * `pinned` names the address a request was resolved to earlier, which wins over the cache.
+ */
+export function policyLookup(cache: DnsCache, policy: NetworkPolicy, pinned?: (hostname: string) => string | undefined): LookupFunction {
   return (hostname, options, callback) => {
     const done = callback as (err: Error | null, address?: unknown, family?: number) => void;
-    cache.resolve(hostname).then(
+    const pin = pinned?.(hostname);
+    (pin ? Promise.resolve([pin]) : cache.resolve(hostname)).then(
       (addresses) => {
         const { allowed, refusal } = filterAllowed(addresses, policy);
         const family = options?.family === 4 || options?.family === 6 ? options.family : 0;
@@ -114,5 +118,17 @@ export function policyLookup(cache: DnsCache, policy: NetworkPolicy): LookupFunc
     ).catch(() => {
       // A throwing net callback must not become an unhandled rejection; the socket reports its own error.
     });
+  };
+}
+
+/**
+ * `--resolve HOST=IP` (as curl's): names pinned to addresses, the rest through `fallback`. Staging
+ * servers and tests with many names on one loopback address need it.
+ */
+export function pinnedResolver(pins: Record<string, string>, fallback: Resolver = systemResolver): Resolver {
+  const table = new Map(Object.entries(pins).map(([host, ip]) => [host.toLowerCase(), ip]));
+  return (hostname) => {
+    const ip = table.get(hostname.toLowerCase());
+    return ip ? Promise.resolve([ip]) : fallback(hostname);
   };
 }

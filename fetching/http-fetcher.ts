@@ -30,6 +30,11 @@ export interface FetchInit {
   /** This request's cap on wire bytes and on decoded bytes, instead of FetcherOptions.maxBodyBytes. */
   maxBodyBytes?: number;
   /**
+   * The address to connect to, as resolved earlier (the crawl's resolve stage, which limits requests
+   * per address): the policy still checks it, and no other DNS answer is used for this request.
+   */
+  address?: string;
+  /**
    * Streaming mode: decoded (decompressed) chunks are handed over as they arrive, in order, and never
    * after fetch() resolved; outcome.body stays empty while outcome.bytes still counts them. A sink that
    * throws ends the request with error kind 'sink'.
@@ -87,6 +92,8 @@ export class HttpFetcher {
   private readonly budget: SocketBudget;
   private readonly agent: Agent;
   private closed = false;
+  /** Hostname → the address its current request was resolved to (FetchInit.address). */
+  private readonly pins = new Map<string, string>();
 
   /** @throws Error on invalid options, e.g. a malformed CIDR in allowNetworks. */
   constructor(options: FetcherOptions) {
@@ -100,7 +107,8 @@ export class HttpFetcher {
     this.policy = new NetworkPolicy(options.allowNetworks ?? []);
     this.dns = new DnsCache(options.dnsCacheMs ?? 5 * 60_000, options.resolve);
     this.budget = new SocketBudget(maxConnections);
-    const connector = guardConnector(buildConnector({ timeout: this.connectTimeoutMs, lookup: policyLookup(this.dns, this.policy) }) as never);
+    const lookup = policyLookup(this.dns, this.policy, (hostname) => this.pins.get(hostname.toLowerCase()));
+    const connector = guardConnector(buildConnector({ timeout: this.connectTimeoutMs, lookup }) as never);
     this.agent = new Agent({
       connect: this.budget.wrap(connector) as never,
       connections: maxConnections, // per origin; the budget keeps the total under the same number
@@ -221,7 +229,9 @@ export class HttpFetcher {
     let dispatched = false;
     let sent: [string, string][] = [];
     try {
-      const checked = await this.checkDestination(host, collector);
+      if (init.address) this.pins.set(host.toLowerCase(), init.address);
+      else this.pins.delete(host.toLowerCase());
+      const checked = init.address ? this.checkAddresses([init.address]) : await this.checkDestination(host, collector);
       if ('kind' in checked) collector.stop(checked.kind, checked.message);
       else if (!collector.isDecided) {
         checkedAddress = checked.address;
@@ -299,9 +309,36 @@ export class HttpFetcher {
       }
       if (addresses.length === 0) return { address: '' }; // decided (timeout or abort) while resolving
     }
+    return this.checkAddresses(addresses);
+  }
+
+  private checkAddresses(addresses: string[]): { kind: ErrorKind; message: string } | { address: string } {
     const { allowed, refusal } = filterAllowed(addresses, this.policy);
     if (allowed.length === 0) return { kind: 'network-refused', message: refusal };
     return { address: allowed[0] };
+  }
+
+  /**
+   * The address a request to `hostname` would connect to, under the network policy: what the crawl's
+   * resolve stage keys requests by, so that hosts on one server share its limit. Never throws.
+   */
+  async resolveAddress(hostname: string): Promise<{ address: string } | { kind: ErrorKind; message: string }> {
+    const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+    if (isIP(host)) return this.checkAddresses([host]);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const addresses = await Promise.race([
+        this.dns.resolve(host),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`lookup of ${host} took longer than ${this.connectTimeoutMs} ms`)), this.connectTimeoutMs);
+        }),
+      ]);
+      return this.checkAddresses(addresses);
+    } catch (err) {
+      return { kind: 'dns', message: (err as Error).message };
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Returns the header lines sent, as undici writes them: host first, then ours in order (its own hop-by-hop Connection aside). */

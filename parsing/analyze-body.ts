@@ -7,6 +7,7 @@ import { decompressBody } from '../fetching/body-codec.js';
 import { decodeHtml, looksLikeHtml } from './decode-html.js';
 import { extractPage, type ExtractedLink } from './extract-page.js';
 import type { ParserModule } from './parser-module.js';
+import { cutUtf8, MAX_TEXT_BYTES } from './text-digest.js';
 
 export interface BodyInput {
   body: Uint8Array;
@@ -21,7 +22,8 @@ export interface BodyInput {
 }
 
 export interface BodyAnalysis {
-  kind: 'html' | 'other' | 'unreadable';
+  /** html, pdf and text are parsed (their text kept); other is recorded without parsing. */
+  kind: 'html' | 'pdf' | 'text' | 'other' | 'unreadable';
   /** '' or '<kind>: <what happened>' */
   error: string;
   truncated: boolean;
@@ -31,6 +33,8 @@ export interface BodyAnalysis {
   metaNoindex: boolean;
   metaNofollow: boolean;
   textLength: number;
+  /** The visible text, whitespace-collapsed, at most 100 KB of UTF-8 (MAX_TEXT_BYTES). */
+  text: string;
   contentHash: string;
   simhash: Uint8Array;
   links: ExtractedLink[];
@@ -41,7 +45,7 @@ const ZERO = new Uint8Array(8);
 export function analyzeBody(input: BodyInput, parserModule?: ParserModule): BodyAnalysis {
   const out: BodyAnalysis = {
     kind: 'other', error: '', truncated: false, title: '', canonical: '', lang: '', metaNoindex: false, metaNofollow: false,
-    textLength: 0, contentHash: '', simhash: ZERO, links: [],
+    textLength: 0, text: '', contentHash: '', simhash: ZERO, links: [],
   };
   let body: Buffer;
   try {
@@ -63,13 +67,17 @@ export function analyzeBody(input: BodyInput, parserModule?: ParserModule): Body
   if (parserModule) {
     try {
       extract = parserModule.transform(extract, { url: input.url, html });
+      // A user's step may return any text: the bound holds for what leaves this function.
+      if (typeof extract.text === 'string' && extract.text.length > MAX_TEXT_BYTES / 3) {
+        extract = { ...extract, text: cutUtf8(extract.text, MAX_TEXT_BYTES) };
+      }
     } catch (err) {
       out.error = `parser-module: ${(err as Error).message}`;
     }
   }
   return {
     ...out, kind: 'html', title: extract.title, canonical: extract.canonical, lang: extract.lang,
-    metaNoindex: extract.metaNoindex, metaNofollow: extract.metaNofollow, textLength: extract.textLength,
+    metaNoindex: extract.metaNoindex, metaNofollow: extract.metaNofollow, textLength: extract.textLength, text: extract.text,
     contentHash: extract.contentHash, simhash: extract.simhash, links: extract.links,
   };
 }

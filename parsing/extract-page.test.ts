@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { collapse, extractPage, MAX_LINKS_PER_PAGE } from './extract-page.js';
+import { MAX_TEXT_BYTES } from './text-digest.js';
 import { simhash64 } from './simhash.js';
 import { sampleArticleHtml, seededRng } from './sample-pages.js';
 
@@ -172,4 +173,65 @@ test('should find all 25 links and the article text of a realistic page', () => 
   assert.ok(page.text.split(' ').length > 1_000);
   assert.ok(!page.text.includes('gtag') && !page.text.includes('font-size'));
   assert.equal(page.canonical, 'https://site.example/stories/2024/article-3.html');
+});
+
+test('should decode character references in text, titles, textareas and the attributes it reads', () => {
+  const page = extract(`<html lang="e&#110;"><head><title>a&lt;&amp;b &lt;&#x1F600;</title>
+    <meta name="r&#111;bots" content="no&#105;ndex"><base href="/b&#97;se/"></head>
+    <body><p>caf&eacute; &amp co &#0;</p><textarea>&lt;b&gt;</textarea>
+    <a href="x?a=1&amp;b=2&copy=3" rel="no&#102;ollow">&copy; <img alt="&eacute;t&eacute;"></a></body></html>`);
+  assert.equal(page.title, 'a<&b <😀');
+  assert.equal(page.lang, 'en');
+  assert.equal(page.metaNoindex, true);
+  assert.equal(page.text, 'café & co \ufffd <b> ©');
+  assert.deepEqual(page.links, [{ url: 'http://site.test/base/x?a=1&b=2&copy=3', anchor: '© été', nofollow: true }]);
+});
+
+test('should return at most 100 KB of visible text while length, hash and simhash cover all of it', () => {
+  const paragraph = `<p>${'lorem ipsum dolor sit amet '.repeat(40).trim()}</p>`;
+  const html = `<body>${paragraph.repeat(200)}</body>`;
+  const page = extract(html);
+  const whole = Array.from({ length: 200 }, () => 'lorem ipsum dolor sit amet '.repeat(40).trim()).join(' ');
+  assert.equal(Buffer.byteLength(page.text), MAX_TEXT_BYTES);
+  assert.ok(whole.startsWith(page.text));
+  assert.equal(page.textLength, whole.length);
+  assert.equal(page.contentHash, createHash('sha1').update(whole).digest('hex'));
+});
+
+test('should give one article the same simhash under different site templates, and keep all text visible', () => {
+  const article = sampleArticleHtml(5).split('<article>')[1].split('</article>')[0];
+  const semantic = `<html><body><header><nav><ul>${Array.from({ length: 12 }, (_, i) =>
+    `<li><a href="/s${i}">Section number ${i} of the semantic site</a></li>`).join('')}</ul></nav></header>
+    <main><article>${article}</article></main>
+    <aside><h2>Most read</h2><p>Our newsletter brings the week's best reads to your inbox every Friday morning.</p></aside>
+    <footer><p>Semantic Daily, 1 Main Street. All rights reserved. Contact our newsroom for corrections.</p></footer></body></html>`;
+  const divs = `<html><body><div id="masthead"><div class="menu">${Array.from({ length: 30 }, (_, i) =>
+    `<a href="/d${i}">Topic ${i}</a>`).join(' | ')}</div></div>
+    <div class="wrap"><div class="entry-content">${article}</div>
+    <div class="sidebar-widget"><p>Subscribe today and save forty percent on your first year of unlimited access.</p></div>
+    <div class="comments"><p>Great piece, but the third paragraph misses the point entirely.</p></div></div>
+    <div id="footer">Div Times Media Group, registered office somewhere else entirely.</div></body></html>`;
+  const a = extract(semantic), b = extract(divs);
+  assert.ok(a.text.includes('Semantic Daily') && b.text.includes('Div Times'), 'visible text keeps the boilerplate');
+  assert.notEqual(a.contentHash, b.contentHash);
+  assert.deepEqual(a.simhash, b.simhash);
+});
+
+test('should resolve path-absolute and absolute hrefs exactly as URL does against the base', () => {
+  const rng = seededRng(5);
+  const parts = ['/', '//', '\\', 'a', '..', '.', '%2e', '?q=1', '#f', '\t', '\n', ' ', '@', ':', '80', 'é', '%zz', '[', '/../', 'x.test', '|'];
+  const starts = ['/', '/', 'http://', 'HTTPS://', 'http:/', 'https://u@'];
+  for (const base of ['http://site.test/dir/page.html?q=1', 'https://site.test:8443/a/b/', 'http://[::1]:9/x', 'http://u:p@site.test/']) {
+    for (let i = 0; i < 3_000; i++) {
+      let href = starts[Math.floor(rng() * starts.length)];
+      for (let k = Math.floor(rng() * 6); k > 0; k--) href += parts[Math.floor(rng() * parts.length)];
+      const got = extractPage(`<a href="${href.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">x</a>`, base, 'c').links.map(l => l.url);
+      let want: string[] = [];
+      try {
+        const url = new URL(href, base);
+        if (url.protocol === 'http:' || url.protocol === 'https:') want = [url.href];
+      } catch { /* unparsable: no link */ }
+      assert.deepEqual(got, want, `${JSON.stringify(href)} against ${base}`);
+    }
+  }
 });

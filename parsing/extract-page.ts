@@ -1,6 +1,10 @@
-import { createHash } from 'node:crypto';
-import { loadHtml } from './load-html.js';
-import { simhash64 } from './simhash.js';
+import { decodeHTML, decodeHTMLAttribute } from 'entities';
+import { Parser } from 'htmlparser2';
+import { cap, collapse } from './collapse.js';
+import { PageTokenizer } from './page-tokenizer.js';
+import { parseUrl, resolver } from './resolve-links.js';
+import { isBoilerplate, isMainContent } from './main-content.js';
+import { type Level, TextDigest } from './text-digest.js';
 
 export interface ExtractedLink { url: string; anchor: string; nofollow: boolean }
 
@@ -11,49 +15,47 @@ export interface PageExtract {
   metaNoindex: boolean; // <meta name="robots"> or <meta name="<product token>">
   metaNofollow: boolean;
   links: ExtractedLink[];
-  text: string; // visible text, whitespace-collapsed
-  textLength: number; // text.length (UTF-16 code units)
-  contentHash: string; // hex SHA-1 of the UTF-8 of `text`
-  simhash: Buffer; // simhash64(text), 8 bytes big-endian
+  text: string; // visible text, whitespace-collapsed, cut to MAX_TEXT_BYTES (100 KB) of UTF-8
+  textLength: number; // length of the whole visible text (UTF-16 code units), not cut
+  contentHash: string; // hex SHA-1 of the UTF-8 of the whole visible text
+  simhash: Buffer; // 8 bytes big-endian, over the main content when there is enough (simhash.ts)
 }
 
 export const MAX_LINKS_PER_PAGE = 5_000;
 export const MAX_ANCHOR_LENGTH = 256;
 export const MAX_TITLE_LENGTH = 1_024;
-// Distinct raw hrefs kept while walking; above MAX_LINKS_PER_PAGE because some will resolve to
+// Distinct raw hrefs kept while parsing; above MAX_LINKS_PER_PAGE because some will resolve to
 // nothing (mailto:, javascript:) or to the same URL, yet bounded so a hostile page cannot make us
 // resolve millions of URLs.
 const MAX_RAW_HREFS = 4 * MAX_LINKS_PER_PAGE;
 
-/** The slice of domhandler's node shape the walk reads (cheerio/slim builds domhandler trees). */
-interface DomNode {
-  type: string;
-  name: string;
-  data: string;
-  attribs: Record<string, string>;
-  children: DomNode[];
-  parent: DomNode | null;
-  next: DomNode | null;
-}
-
-// Subtrees a browser neither renders nor exposes as links: <template> content is inert; iframe,
-// noembed and noframes content is raw text to a browser, though htmlparser2 parses it as markup.
-const SKIPPED = new Set(['template', 'iframe', 'noembed', 'noframes']);
+// Elements whose content is never visible text nor links: script and style are raw text; <template>
+// content is inert; iframe, noembed and noframes content is raw text to a browser, though
+// htmlparser2 parses it as markup.
+const SKIPPED = new Set(['script', 'style', 'template', 'iframe', 'noembed', 'noframes']);
 // Elements whose boundaries separate words ("<p>a</p><p>b</p>" reads "a b", "<b>a</b>b" reads "ab").
 const BLOCKS = new Set(['address', 'article', 'aside', 'blockquote', 'br', 'caption', 'dd', 'details', 'dialog',
   'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
   'header', 'hgroup', 'hr', 'legend', 'li', 'main', 'nav', 'ol', 'optgroup', 'option', 'p', 'pre', 'section',
   'select', 'summary', 'table', 'tbody', 'td', 'textarea', 'tfoot', 'th', 'thead', 'tr', 'ul', 'button', 'label',
   'input', 'img', 'video', 'audio', 'canvas', 'svg', 'math', 'menu', 'center', 'body', 'head', 'html']);
+// Elements that may hold a page's main content: the simhash votes with the one holding the most prose.
+const CONTAINERS = new Set(['body', 'div', 'section', 'article', 'main', 'td', 'th', 'center', 'blockquote', 'aside',
+  'header', 'footer', 'nav', 'form']);
 // rel values that mean "do not vouch for / follow": nofollow, and Google's finer-grained ugc and
 // sponsored, which are nofollow hints by definition; a polite crawler treats all three alike.
 const NOFOLLOW_RELS = /(?:^|[\t\n\f\r ])(?:nofollow|ugc|sponsored)(?:$|[\t\n\f\r ])/i;
+const CANONICAL_REL = /(?:^|[\t\n\f\r ])canonical(?:$|[\t\n\f\r ])/i;
+
+// What an open element changed, undone when it closes.
+const BLOCK = 1, HIDDEN = 2, BODY = 4, NOSCRIPT = 8, FOREIGN = 16, BOILERPLATE = 32, MAIN = 64, CONTAINER = 128;
 
 interface RawLink { href: string; anchor: string; nofollow: boolean; full: boolean }
 
 /**
- * One pass over the htmlparser2 DOM (via cheerio/slim): links, visible text, title, canonical,
- * lang and meta robots. Never throws; a page it cannot make sense of yields empty fields.
+ * One streaming (SAX) pass of htmlparser2 over the page: links, visible text with its length,
+ * SHA-1 and simhash, title, canonical, lang and meta robots. No DOM is built. Never throws; a page
+ * it cannot make sense of yields empty fields.
  *
  * Decisions worth knowing:
  * - links: a[href] only, resolved against the first <base href> (resolved against the page URL;
@@ -73,34 +75,222 @@ interface RawLink { href: string; anchor: string; nofollow: boolean; full: boole
  */
 export function extractPage(html: string, pageUrl: string, productToken: string): PageExtract {
   try {
-    return extract(typeof html === 'string' ? html : '', String(pageUrl), String(productToken ?? ''));
+    const walker = new PageWalker(String(productToken ?? ''));
+    const input = typeof html === 'string' ? html : '';
+    new InPlaceTextParser(walker, input).end(input);
+    return walker.result(String(pageUrl));
   } catch {
-    return finish('', '', '', false, false, []);
+    const empty = new TextDigest().finish();
+    return { title: '', canonical: '', lang: '', metaNoindex: false, metaNofollow: false, links: [], ...empty };
   }
 }
 
-function extract(html: string, pageUrl: string, productToken: string): PageExtract {
-  const root = loadHtml(html) as DomNode;
-  const token = productToken.trim().toLowerCase();
+/**
+ * htmlparser2's Parser, with two changes that halve the cost of a text-heavy page:
+ * - character references are not decoded by the tokenizer (decodeEntities: false lets it skip
+ *   to the next '<' instead of visiting every character); the walker decodes the text and the
+ *   attribute values it uses, with the same decoder (entities), only where they contain '&';
+ * - text is handed to the walker as a range of the input rather than sliced out of it: read once,
+ *   in place, and only the pieces kept are copied. The whole input is one buffer (given to
+ *   end()), so the tokenizer's indices are indices into it.
+ */
+class InPlaceTextParser extends Parser {
+  constructor(private readonly walker: PageWalker, private readonly input: string) {
+    super(walker, { Tokenizer: PageTokenizer, decodeEntities: false });
+  }
 
-  const text: string[] = [];
-  const rawLinks = new Map<string, RawLink>();
-  let anchor: RawLink | null = null;
-  let anchorElement: DomNode | null = null;
-  // `as` keeps TS from narrowing these to null: the closures below assign them.
-  let title = null as string | null;
-  let baseHref = null as string | null;
-  let canonicalHref = null as string | null;
-  let lang = '';
-  let metaLang = '';
-  let metaNoindex = false;
-  let metaNofollow = false;
-  let quiet = 0; // open elements whose text is not visible (noscript, [hidden])
-  let foreign = 0; // open svg/math: their <title> is not the document title
-  let inBody = 0;
-  const hiddenElements = new Set<DomNode>();
+  override ontext(start: number, end: number): void {
+    this.endIndex = end - 1;
+    // The tokenizer's trailing-data path can report a start of -1; slice() semantics as before.
+    if (start >= 0 && start <= end && end <= this.input.length) this.walker.ontextRange(this.input, start, end);
+    else this.walker.ontext(this.input.slice(start, end));
+    this.startIndex = end;
+  }
+}
 
-  const appendAnchor = (s: string) => {
+/** htmlparser2's callbacks; the Parser guarantees that every close matches an open. */
+class PageWalker {
+  private readonly token: string;
+  private readonly digest = new TextDigest();
+  private readonly rawLinks = new Map<string, RawLink>();
+  // Open elements: names and what each changed (a bit set of the flags above).
+  private readonly names: string[] = [];
+  private readonly flags: number[] = [];
+  /** Depth of the element whose content is being skipped, -1 when none. */
+  private skipDepth = -1;
+  private skipIsTitle = false;
+  private titleText = '';
+  private anchor: RawLink | null = null;
+  /** Depth of the innermost open <a>: its close ends the link, -1 when none. */
+  private anchorDepth = -1;
+  private title: string | null = null;
+  private baseHref: string | null = null;
+  private canonicalHref: string | null = null;
+  private lang = '';
+  private metaLang = '';
+  private metaNoindex = false;
+  private metaNofollow = false;
+  private quiet = 0; // open elements whose text is not visible (noscript, [hidden])
+  private foreign = 0; // open svg/math: their <title> is not the document title
+  private inBody = 0;
+  private boilerplate = 0; // open navigation, header, footer... (main-content.ts)
+  private main = 0; // open <main>, <article>
+
+  constructor(productToken: string) {
+    this.token = productToken.trim().toLowerCase();
+  }
+
+  onopentag(name: string, attribs: Record<string, string>): void {
+    this.names.push(name);
+    if (this.skipDepth >= 0) {
+      this.flags.push(0);
+      return;
+    }
+    const flags = this.enter(name, attribs);
+    this.flags.push(flags);
+    if (flags < 0) {
+      this.skipDepth = this.names.length;
+      this.flags[this.flags.length - 1] = 0;
+    }
+  }
+
+  onclosetag(name: string): void {
+    const depth = this.names.length;
+    // Defensive: an open tag cut off by the end of input gets a close without an open.
+    if (depth === 0 || this.names[depth - 1] !== name) return;
+    this.names.pop();
+    const flags = this.flags.pop()!;
+    if (this.skipDepth >= 0) {
+      if (depth === this.skipDepth) {
+        this.skipDepth = -1;
+        if (this.skipIsTitle) this.title = this.titleText.includes('&') ? decodeHTML(this.titleText) : this.titleText;
+        this.skipIsTitle = false;
+      }
+      return;
+    }
+    if (flags & BLOCK) this.separate();
+    if (flags & CONTAINER) this.digest.closeContainer();
+    if (depth === this.anchorDepth) this.endAnchor();
+    if (flags & BODY) this.inBody--;
+    if (flags & NOSCRIPT) this.quiet--;
+    if (flags & HIDDEN) this.quiet--;
+    if (flags & FOREIGN) this.foreign--;
+    if (flags & (BOILERPLATE | MAIN)) {
+      if (flags & BOILERPLATE) this.boilerplate--;
+      if (flags & MAIN) this.main--;
+      this.digest.setLevel(this.level());
+    }
+  }
+
+  ontext(data: string): void {
+    this.ontextRange(data, 0, data.length);
+  }
+
+  /** Undecoded text: `s.slice(start, end)`. */
+  ontextRange(s: string, start: number, end: number): void {
+    if (this.skipDepth >= 0) {
+      if (this.skipIsTitle) this.titleText += s.slice(start, end); // decoded whole at its end
+      return;
+    }
+    const amp = s.indexOf('&', start);
+    if (amp >= 0 && amp < end) {
+      s = decodeHTML(s.slice(start, end));
+      start = 0;
+      end = s.length;
+    }
+    if (this.quiet === 0) this.digest.push(s, start, end);
+    if (this.anchor !== null && !this.anchor.full) this.appendAnchor(s.slice(start, end));
+  }
+
+  /** What opening the element changed, or -1 to skip its content. */
+  private enter(name: string, attribs: Record<string, string>): number {
+    if (SKIPPED.has(name)) return -1;
+    let flags = 0;
+    if (BLOCKS.has(name)) {
+      flags |= BLOCK;
+      this.separate();
+      if (CONTAINERS.has(name)) {
+        flags |= CONTAINER;
+        this.digest.openContainer();
+      }
+    }
+    switch (name) {
+      case 'a': {
+        this.endAnchor(); // a nested <a> ends the outer one, as in a browser
+        this.anchorDepth = this.names.length;
+        let href = attr(attribs, 'href');
+        if (href === undefined) break;
+        this.digest.setLink(true);
+        if (href.includes('\0')) href = href.replace(/\0/g, '\ufffd'); // what a browser's tokenizer does
+        const rel = attr(attribs, 'rel');
+        const nofollow = rel !== undefined && NOFOLLOW_RELS.test(rel);
+        const seen = this.rawLinks.get(href);
+        if (seen !== undefined) seen.nofollow &&= nofollow;
+        else if (this.rawLinks.size < MAX_RAW_HREFS) {
+          this.anchor = { href, anchor: '', nofollow, full: false };
+          this.rawLinks.set(href, this.anchor);
+        }
+        break;
+      }
+      case 'img':
+        if (attribs.alt) this.appendAnchor(' ' + attr(attribs, 'alt') + ' ');
+        return -1;
+      case 'title':
+        if (this.title === null && this.foreign === 0) {
+          this.skipIsTitle = true;
+          this.titleText = '';
+        }
+        return -1;
+      case 'meta':
+        this.readMeta(attribs);
+        return -1;
+      case 'base':
+        if (this.baseHref === null && attribs.href !== undefined) this.baseHref = attr(attribs, 'href')!;
+        return -1;
+      case 'link':
+        if (this.canonicalHref === null && this.inBody === 0 && attribs.href !== undefined &&
+          attribs.rel !== undefined && CANONICAL_REL.test(attr(attribs, 'rel')!)) this.canonicalHref = attr(attribs, 'href')!;
+        return -1;
+      case 'html':
+        if (this.lang === '') this.lang = attr(attribs, 'lang') ?? attr(attribs, 'xml:lang') ?? '';
+        break;
+      case 'body': this.inBody++; flags |= BODY; break;
+      case 'noscript': this.quiet++; flags |= NOSCRIPT; break;
+      case 'svg': case 'math': this.foreign++; flags |= FOREIGN; break;
+    }
+    if (attribs.hidden !== undefined && attr(attribs, 'hidden')!.toLowerCase() !== 'until-found') {
+      this.quiet++;
+      flags |= HIDDEN;
+    }
+    if (isBoilerplate(name, attribs)) {
+      this.boilerplate++;
+      flags |= BOILERPLATE;
+      this.digest.setLevel(0);
+    } else if (isMainContent(name, attribs)) {
+      this.main++;
+      flags |= MAIN;
+      this.digest.setLevel(this.level());
+    }
+    return flags;
+  }
+
+  private level(): Level {
+    return this.boilerplate > 0 ? 0 : this.main > 0 ? 2 : 1;
+  }
+
+  private separate(): void {
+    this.digest.boundary();
+    this.appendAnchor(' ');
+  }
+
+  private endAnchor(): void {
+    this.anchor = null;
+    this.anchorDepth = -1;
+    this.digest.setLink(false);
+  }
+
+  private appendAnchor(s: string): void {
+    const anchor = this.anchor;
     if (anchor === null || anchor.full) return;
     anchor.anchor += s;
     // Bound the work on enormous anchors without losing text hidden behind long whitespace runs.
@@ -108,201 +298,61 @@ function extract(html: string, pageUrl: string, productToken: string): PageExtra
       anchor.anchor = collapse(anchor.anchor);
       anchor.full = anchor.anchor.length > MAX_ANCHOR_LENGTH;
     }
-  };
+  }
 
-  /** Returns whether to walk into the element's children. */
-  const enter = (el: DomNode): boolean => {
-    const name = el.name;
-    const attribs = el.attribs;
-    if (BLOCKS.has(name)) { text.push(' '); appendAnchor(' '); }
-    switch (name) {
-      case 'a': {
-        anchor = null; // a nested <a> ends the outer one, as in a browser
-        anchorElement = el;
-        let href = attribs.href;
-        if (href === undefined) break;
-        if (href.includes('\0')) href = href.replace(/\0/g, '\ufffd'); // what a browser's tokenizer does
-        const nofollow = attribs.rel !== undefined && NOFOLLOW_RELS.test(attribs.rel);
-        const seen = rawLinks.get(href);
-        if (seen !== undefined) seen.nofollow &&= nofollow;
-        else if (rawLinks.size < MAX_RAW_HREFS) {
-          anchor = { href, anchor: '', nofollow, full: false };
-          rawLinks.set(href, anchor);
-        }
-        break;
-      }
-      case 'img':
-        if (attribs.alt) appendAnchor(' ' + attribs.alt + ' ');
-        return false;
-      case 'title':
-        if (title === null && foreign === 0) title = textOf(el);
-        return false;
-      case 'meta':
-        readMeta(attribs);
-        return false;
-      case 'base':
-        if (baseHref === null && attribs.href !== undefined) baseHref = attribs.href;
-        return false;
-      case 'link':
-        if (canonicalHref === null && inBody === 0 && attribs.href !== undefined && attribs.rel !== undefined &&
-          /(?:^|[\t\n\f\r ])canonical(?:$|[\t\n\f\r ])/i.test(attribs.rel)) canonicalHref = attribs.href;
-        return false;
-      case 'html':
-        if (lang === '') lang = attribs.lang ?? attribs['xml:lang'] ?? '';
-        break;
-      case 'body': inBody++; break;
-      case 'noscript': quiet++; break;
-      case 'svg': case 'math': foreign++; break;
-      default:
-        if (SKIPPED.has(name)) return false;
-    }
-    if (attribs.hidden !== undefined && attribs.hidden.toLowerCase() !== 'until-found') {
-      quiet++;
-      hiddenElements.add(el);
-    }
-    return true;
-  };
-
-  const leave = (el: DomNode): void => {
-    const name = el.name;
-    if (BLOCKS.has(name)) { text.push(' '); appendAnchor(' '); }
-    if (el === anchorElement) { anchor = null; anchorElement = null; }
-    if (name === 'body') inBody--;
-    else if (name === 'noscript') quiet--;
-    else if (name === 'svg' || name === 'math') foreign--;
-    if (hiddenElements.size > 0 && hiddenElements.delete(el)) quiet--;
-  };
-
-  const readMeta = (attribs: Record<string, string>): void => {
-    const content = attribs.content;
+  private readMeta(attribs: Record<string, string>): void {
+    const content = attr(attribs, 'content');
     if (content === undefined) return;
-    const name = attribs.name?.trim().toLowerCase();
-    if (name === 'robots' || (name !== undefined && name === token && token !== '')) {
+    const name = attr(attribs, 'name')?.trim().toLowerCase();
+    if (name === 'robots' || (name !== undefined && name === this.token && this.token !== '')) {
       for (const directive of content.toLowerCase().split(/[\s,]+/)) {
-        if (directive === 'noindex' || directive === 'none') metaNoindex = true;
-        if (directive === 'nofollow' || directive === 'none') metaNofollow = true;
+        if (directive === 'noindex' || directive === 'none') this.metaNoindex = true;
+        if (directive === 'nofollow' || directive === 'none') this.metaNofollow = true;
       }
-    } else if (metaLang === '' && attribs['http-equiv']?.trim().toLowerCase() === 'content-language') {
-      metaLang = content.split(',', 1)[0];
-    }
-  };
-
-  // Iterative walk over parent/next pointers: deeply nested junk cannot overflow the stack.
-  let node: DomNode | null = root.children.length > 0 ? root.children[0] : null;
-  while (node !== null) {
-    let descend = false;
-    if (node.type === 'text') {
-      if (quiet === 0) text.push(node.data);
-      appendAnchor(node.data);
-    } else if (node.type === 'tag') {
-      descend = enter(node);
-    } // script, style, comments, directives, CDATA: nothing visible
-    if (descend) {
-      if (node.children.length > 0) { node = node.children[0]; continue; }
-      leave(node);
-    }
-    while (node !== null) {
-      if (node.next !== null) { node = node.next; break; }
-      node = node.parent;
-      if (node === null || node === root) { node = null; break; }
-      leave(node);
+    } else if (this.metaLang === '' && attr(attribs, 'http-equiv')?.trim().toLowerCase() === 'content-language') {
+      this.metaLang = content.split(',', 1)[0];
     }
   }
-  for (const link of rawLinks.values()) link.anchor = capAnchor(link.anchor);
 
-  const pageBase = parseUrl(pageUrl, undefined);
-  let base = baseHref === null ? pageBase : parseUrl(baseHref.trim(), pageBase);
-  if (base === null || base.protocol === 'data:' || base.protocol === 'javascript:') base = pageBase;
+  result(pageUrl: string): PageExtract {
+    const pageBase = parseUrl(pageUrl, undefined);
+    let base = this.baseHref === null ? pageBase : parseUrl(this.baseHref.trim(), pageBase);
+    if (base === null || base.protocol === 'data:' || base.protocol === 'javascript:') base = pageBase;
 
-  const links = new Map<string, ExtractedLink>();
-  for (const raw of rawLinks.values()) {
-    const url = parseUrl(raw.href, base);
-    if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) continue;
-    const key = url.href;
-    const seen = links.get(key);
-    if (seen !== undefined) seen.nofollow &&= raw.nofollow;
-    else if (links.size < MAX_LINKS_PER_PAGE) links.set(key, { url: key, anchor: raw.anchor, nofollow: raw.nofollow });
-  }
-  let canonical = '';
-  if (canonicalHref !== null) {
-    const url = parseUrl(canonicalHref, base);
-    if (url !== null && (url.protocol === 'http:' || url.protocol === 'https:')) canonical = url.href;
-  }
-  const language = (lang.trim() || metaLang.trim()).toLowerCase().slice(0, 64);
-  return finish(collapse(text.join('')), cap(collapse(title ?? ''), MAX_TITLE_LENGTH), canonical, metaNoindex,
-    metaNofollow, [...links.values()], language);
-}
-
-function finish(text: string, title: string, canonical: string, metaNoindex: boolean, metaNofollow: boolean,
-  links: ExtractedLink[], lang = ''): PageExtract {
-  return {
-    title, canonical, lang, metaNoindex, metaNofollow, links, text,
-    textLength: text.length,
-    contentHash: createHash('sha1').update(text).digest('hex'),
-    simhash: simhash64(text),
-  };
-}
-
-function textOf(el: DomNode): string {
-  let s = '';
-  for (const child of el.children) if (child.type === 'text') s += child.data;
-  return s;
-}
-
-function parseUrl(href: string, base: URL | null | undefined): URL | null {
-  if (base === null) base = undefined;
-  try {
-    return new URL(href, base);
-  } catch {
-    return null;
+    const links = new Map<string, ExtractedLink>();
+    const resolve = resolver(base);
+    for (const raw of this.rawLinks.values()) {
+      const url = resolve(raw.href);
+      if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) continue;
+      const key = url.href;
+      const seen = links.get(key);
+      if (seen !== undefined) seen.nofollow &&= raw.nofollow;
+      else if (links.size < MAX_LINKS_PER_PAGE) {
+        links.set(key, { url: key, anchor: cap(collapse(raw.anchor), MAX_ANCHOR_LENGTH), nofollow: raw.nofollow });
+      }
+    }
+    let canonical = '';
+    if (this.canonicalHref !== null) {
+      const url = parseUrl(this.canonicalHref, base);
+      if (url !== null && (url.protocol === 'http:' || url.protocol === 'https:')) canonical = url.href;
+    }
+    const { text, textLength, contentHash, simhash } = this.digest.finish();
+    return {
+      title: cap(collapse(this.title ?? ''), MAX_TITLE_LENGTH), canonical,
+      lang: (this.lang.trim() || this.metaLang.trim()).toLowerCase().slice(0, 64),
+      metaNoindex: this.metaNoindex, metaNofollow: this.metaNofollow, links: [...links.values()],
+      text, textLength, contentHash, simhash,
+    };
   }
 }
 
-/** Whitespace (any Unicode space, NBSP included) collapsed to single spaces; NULs dropped as a browser does. */
-export function collapse(s: string): string {
-  if (s.includes('\0')) s = s.replace(/\0/g, '');
-  // A hand-written scan: /\s+/g over a page's text costs more than parsing the page.
-  const n = s.length;
-  let i = 0;
-  while (i < n && isSpace(s.charCodeAt(i))) i++;
-  let out = '';
-  let from = i;
-  while (i < n) {
-    const c = s.charCodeAt(i);
-    // Fast paths: printable ASCII, and a single space between printable ASCII.
-    if (c > 0x20 && c < 0xa0) { i++; continue; }
-    if (c === 0x20) {
-      const d = s.charCodeAt(i + 1);
-      if (d > 0x20 && d < 0xa0) { i += 2; continue; }
-    }
-    if (!isSpace(c)) { i++; continue; }
-    let j = i + 1;
-    while (j < n && isSpace(s.charCodeAt(j))) j++;
-    if (j === n) return out + s.slice(from, i);
-    if (c !== 0x20 || j !== i + 1) { // anything but a single plain space gets rewritten
-      out += s.slice(from, i) + ' ';
-      from = j;
-    }
-    i = j;
-  }
-  return out + s.slice(from, n);
+/**
+ * An attribute's value with its character references decoded (the tokenizer leaves them). Class,
+ * id and role are read raw by main-content.ts: they only steer a heuristic.
+ */
+function attr(attribs: Record<string, string>, name: string): string | undefined {
+  const value = attribs[name];
+  return value !== undefined && value.includes('&') ? decodeHTMLAttribute(value) : value;
 }
 
-/** Exactly the code points JavaScript's \s matches. */
-function isSpace(c: number): boolean {
-  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  if (c < 0xa0) return false;
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
-    c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
-}
-
-function capAnchor(s: string): string {
-  return cap(collapse(s), MAX_ANCHOR_LENGTH);
-}
-
-/** Truncate to `max` UTF-16 units without splitting a surrogate pair. */
-function cap(s: string, max: number): string {
-  if (s.length <= max) return s;
-  const end = s.charCodeAt(max - 1) >= 0xd800 && s.charCodeAt(max - 1) <= 0xdbff ? max - 1 : max;
-  return s.slice(0, end).trimEnd();
-}
+export { collapse };

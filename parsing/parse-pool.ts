@@ -34,9 +34,10 @@ export class ParsePool {
     for (const c of this.workers) if (c.busy < w.busy) w = c;
     const id = this.nextId++;
     w.busy++;
+    const { message, transfer } = parseRequest(id, input);
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, worker: w });
-      w.worker.postMessage({ id, input });
+      w.worker.postMessage(message, transfer);
     });
   }
 
@@ -75,4 +76,17 @@ export class ParsePool {
     const i = this.workers.indexOf(entry);
     if (i >= 0 && !this.closed) this.workers[i] = this.spawn();
   }
+}
+
+/**
+ * The message that carries a page to a worker, and what it transfers. Structured clone copies the
+ * whole ArrayBuffer behind a view, and a fetched body is usually a slice of a larger one (a
+ * consumed batch, a pooled slab): it would drag megabytes along. The body is copied once into a
+ * buffer of its own size, which is transferred (moved, not copied again); the caller's bytes are
+ * untouched. The result comes back in one message: strings, links and an 8-byte simhash.
+ */
+export function parseRequest(id: number, input: BodyInput): { message: { id: number; input: BodyInput }; transfer: ArrayBuffer[] } {
+  const body = new Uint8Array(input.body.byteLength);
+  body.set(input.body);
+  return { message: { id, input: { ...input, body } }, transfer: [body.buffer] };
 }

@@ -12,9 +12,9 @@ import { migrate } from '../clickhouse/schema.js';
 import { SinkWriter } from '../clickhouse/sink-writer.js';
 import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../engine/api.js';
 import type { CrawlConfig } from '../crawl/config.js';
-import { duplicates, fetched, parsed } from '../crawl/topics.js';
+import { duplicates, fetched, parsed, skipped } from '../crawl/topics.js';
 
-const inputs = [fetched, parsed, duplicates] as const;
+const inputs = [fetched, parsed, duplicates, skipped] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<readonly []>;
 

@@ -31,7 +31,7 @@ function request(path: string, over: Partial<FetchRequest> = {}): FetchRequest {
 async function fetchDriver(allowNetworks: string[], startTime?: number) {
   const config = defaultCrawlConfig({ allowNetworks, fetchTimeoutMs: 5000 });
   const fetcher = createFetcher(config);
-  const d = await crawlTestDriver({ processors: ['fetch'], config, services: { fetcher }, startTime });
+  const d = await crawlTestDriver({ processors: ['resolve', 'fetch'], config, services: { fetcher }, startTime });
   return {
     d,
     close: async () => {
@@ -137,7 +137,7 @@ describe('fetch', () => {
       // the server just before the crash. The record's timestamp is taken when it is piped; the
       // clock is back at the start time by the time the processor reads it.
       d.now = start - 5000;
-      const piped = d.pipe('scheduled', request('/page').host, request('/page', { delay_ms: delay }));
+      const piped = d.pipe('scheduled', request('/page').host, request('/page', { delay_ms: delay, released_at: start - 5000 }));
       d.now = start;
       await piped;
       assert.equal(d.readOutput('fetched').length, 1);

@@ -4,25 +4,31 @@ import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, 
 import { createHash } from 'node:crypto';
 import type { FetchRequest, FetchResult } from '../schemas/records.js';
 import type { CrawlConfig } from '../crawl/config.js';
-import { discoveredUrls, fetched, scheduled } from '../crawl/topics.js';
+import { discoveredUrls, fetched, resolved } from '../crawl/topics.js';
+import { AddressGate } from './address-gate.js';
 import type { FetchOutcome } from '../fetching/http-fetcher.js';
+import type { RenderResult } from '../rendering/render-page.js';
 import { hasChanged, recrawlAfter } from './recrawl-policy.js';
 import { fetchSitemap, sitemapProblem } from './sitemap-fetch.js';
+import { renderFetched, wantsRender } from './render-step.js';
+import type { Renderer } from '../rendering/renderer.js';
+import { parseRobotsTxt, type RobotsPolicy } from '../robots/robots-policy.js';
 import type { HttpFetcher } from '../fetching/http-fetcher.js';
 import { compressBodyAsync } from '../fetching/body-codec.js';
 import { truncationReason } from '../warc/capture.js';
-import type { CrawlObserver } from '../crawl/services.js';
+import type { CrawlObserver, FetchDone } from '../crawl/services.js';
 
-const inputs = [scheduled] as const;
+const inputs = [resolved] as const;
 const outputs = [fetched, discoveredUrls] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
-/** What the fetch processor needs: the HTTP client, the configuration, and someone to tell each outcome. */
+/** What the fetch processor needs: the HTTP client, the configuration, someone to tell each outcome, a browser. */
 export interface FetchServices {
   fetcher: HttpFetcher;
   config: CrawlConfig;
   observer: CrawlObserver;
+  renderer?: Renderer;
 }
 
 class Fetch implements Processor<In, Out> {
@@ -30,10 +36,17 @@ class Fetch implements Processor<In, Out> {
   private readonly inFlight = new Set<AbortController>();
   private readonly fetcher: HttpFetcher;
   private readonly config: CrawlConfig;
+  private readonly renderer: Renderer | undefined;
+
+  private readonly gate: AddressGate;
+  /** robots.txt as this task last fetched it, per host: rendering browsers' requests obey it. */
+  private readonly robots = new Map<string, RobotsPolicy>();
 
   constructor(private readonly s: FetchServices) {
     this.fetcher = s.fetcher;
     this.config = s.config;
+    this.renderer = s.renderer;
+    this.gate = new AddressGate(s.config.maxInFlightPerIp);
   }
 
   init(ctx: ProcessorContext<Out>): void {
@@ -45,16 +58,22 @@ class Fetch implements Processor<In, Out> {
     // Restart guard: a request released before this task started may have been in flight when the
     // previous process died, and the server may have seen it. Waiting one host delay from our start
     // keeps the gap at the server at least that delay.
-    if (record.timestamp < this.startedAt) {
+    const releasedAt = Math.min(record.timestamp, request.released_at || record.timestamp);
+    if (releasedAt < this.startedAt) {
       const wait = this.startedAt + request.delay_ms - ctx.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     }
     const abort = new AbortController();
     this.inFlight.add(abort);
+    let release: (() => void) | undefined;
     try {
+      // One server may carry many host names: at most --max-in-flight-per-ip requests to it at once.
+      release = await this.gate.acquire(request.address || record.key, abort.signal).catch(() => undefined);
+      if (!release) return; // abandoned while waiting: the task's new owner fetches it
+      ctx.metrics.gauge('address.busiest', this.gate.busiest);
       if (request.kind === 'sitemap') {
         const { outcome, summary, found, kept, cut } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now, this.config.maxBodyBytes);
-        this.observe(request, outcome);
+        this.observe(request.kind, outcome);
         if (abort.signal.aborted) return; // abandoned: the task's new owner fetches it again
         // Only a successful answer is read as a sitemap: a 404 page is no sitemap, not a broken one.
         const problem = outcome.status >= 200 && outcome.status < 300 ? sitemapProblem(summary) : '';
@@ -69,27 +88,40 @@ class Fetch implements Processor<In, Out> {
       const headers: Record<string, string> = {};
       if (request.if_none_match) headers['if-none-match'] = request.if_none_match;
       if (request.if_modified_since) headers['if-modified-since'] = request.if_modified_since;
-      const outcome = await this.fetcher.fetch(request.url, { headers, signal: abort.signal });
-      this.observe(request, outcome);
+      const outcome = await this.fetcher.fetch(request.url, { headers, signal: abort.signal, address: request.address || undefined });
+      this.observe(request.kind, outcome);
       if (abort.signal.aborted) return;
       const sha1 = outcome.body.length ? createHash('sha1').update(outcome.body).digest('hex') : '';
-      return await this.record(ctx, request, outcome, headers, sha1, 0, outcome.incomplete ? truncationReason(outcome.errorKind) : '');
+      if (request.kind === 'robots' && this.renderer) this.rememberRobots(request.url, outcome);
+      const rendered = this.renderer && wantsRender(this.config.render, request, outcome)
+        ? await renderFetched({ renderer: this.renderer, fetcher: this.fetcher, mode: this.config.render, productToken: this.config.productToken,
+          robots: this.robots, signal: abort.signal, now: ctx.now, onFetched: (kind, o) => this.observe(kind, o) }, request, outcome)
+        : undefined;
+      if (abort.signal.aborted) return;
+      if (rendered) {
+        ctx.metrics.count(rendered.error ? 'render-errors' : 'rendered');
+        ctx.metrics.count('requests.subresource', rendered.subrequests.filter((s) => s.outcome.startsWith('fetched')).length);
+      }
+      return await this.record(ctx, request, outcome, headers, sha1, 0, outcome.incomplete ? truncationReason(outcome.errorKind) : '', rendered);
     } finally {
+      release?.();
       this.inFlight.delete(abort);
     }
   }
 
   /** Every request that left, abandoned ones too: the server may have seen it. */
-  private observe(request: FetchRequest, o: FetchOutcome): void {
-    this.s.observer.fetchDone({ kind: request.kind, status: o.status, errorKind: o.errorKind, truncated: o.truncated, seconds: o.elapsedMs / 1000, wireBytes: o.wireBytes });
+  private observe(kind: FetchDone['kind'], o: FetchOutcome): void {
+    this.s.observer.fetchDone({ kind, status: o.status, errorKind: o.errorKind, truncated: o.truncated, seconds: o.elapsedMs / 1000, wireBytes: o.wireBytes });
   }
 
-  /** The fetched record: the outcome, the body (compressed), validators and the URL's recrawl decision. */
-  private async record(
-    ctx: ProcessorContext<Out>, request: FetchRequest, outcome: FetchOutcome, sent: Record<string, string>, sha1: string, sitemapUrls: number,
-    truncation: string,
-  ): Promise<void> {
+  /**
+   * The fetched record: the outcome, the body (compressed), validators and the URL's recrawl decision.
+   * @param truncation WARC-Truncated for the kept body ('' when whole)
+   */
+  private async record(ctx: ProcessorContext<Out>, request: FetchRequest, outcome: FetchOutcome, sent: Record<string, string>, sha1: string,
+    sitemapUrls: number, truncation: string, rendered?: RenderResult): Promise<void> {
     const stored = await compressBodyAsync(outcome.body);
+    const dom = rendered?.html ? await compressBodyAsync(Buffer.from(rendered.html, 'utf8')) : undefined;
     const changed = hasChanged(outcome.status, sha1, request.previous_sha1);
     const recrawl = recrawlAfter(request, { status: outcome.status, changed, startedAt: outcome.startedAt }, this.config);
     const result: FetchResult = {
@@ -129,6 +161,10 @@ class Fetch implements Processor<In, Out> {
       next_due_at: recrawl.nextDueAt,
       sitemap_depth: request.sitemap_depth,
       sitemap_urls: sitemapUrls,
+      rendered_encoding: dom?.encoding ?? 'identity',
+      rendered_body: dom?.bytes ?? Buffer.alloc(0),
+      render_error: rendered?.error ?? '',
+      subrequests: (rendered?.subrequests ?? []).map((s) => ({ url: s.url, resource_type: s.resourceType, outcome: s.outcome })),
       http_version: outcome.httpVersion,
       status_text: outcome.statusText,
       request_method: outcome.method,
@@ -145,6 +181,13 @@ class Fetch implements Processor<In, Out> {
     ctx.forward('fetched', request.host, result);
   }
 
+  private rememberRobots(url: string, outcome: FetchOutcome): void {
+    const host = new URL(url).host;
+    const whole = outcome.status >= 200 && outcome.status < 300 && !outcome.error;
+    if (whole) this.robots.set(host, parseRobotsTxt(outcome.body.toString('utf8'), url, this.config.productToken));
+    else this.robots.delete(host); // read again, through the slot, before a render needs it
+  }
+
   abandon(): void {
     // Close our connections now: the new owner may start fetching this host after one delay.
     for (const a of this.inFlight) a.abort();
@@ -157,7 +200,8 @@ export const fetchProcessor = defineProcessor({
   inputs,
   outputs,
   stores: [],
-  concurrency: { maxInFlight: 128, perKeyOrder: true },
+  // Keyed by server address: many requests of one key run at once, up to the address gate's limit.
+  concurrency: { maxInFlight: 128, perKeyOrder: false },
   delivery: 'At least once at the server: after a crash, requests that were in flight are sent again (after one host delay); the outcome is recorded once.',
   create: (s: FetchServices) => new Fetch(s),
 });

@@ -48,8 +48,9 @@ export function finished(slot: HostSlot, r: FetchResult, now: number, delayMs: n
   let failures = slot.failures;
   const errorKind = r.error.split(':', 1)[0];
   const throttled = r.status === 429 || (r.status === 503 && r.retry_after_ms > 0);
-  // A body cut short (a reset, a timeout mid-body) is worth another try like no answer at all.
-  const failed = !throttled && (r.status >= 500 || ((r.status === 0 || errorKind === 'body-incomplete' || errorKind === 'timeout') && RETRYABLE_ERRORS.has(errorKind)));
+  // A response that came, even cut short, is not retried: a server that trickles or resets a body
+  // would get the same request again and again. No response at all is worth another try.
+  const failed = !throttled && (r.status >= 500 || (r.status === 0 && RETRYABLE_ERRORS.has(errorKind)));
   if (throttled) {
     nextFetchAt = Math.max(nextFetchAt, now + Math.min(r.retry_after_ms || delayMs, MAX_RETRY_AFTER_MS));
   } else if (failed) {

@@ -17,7 +17,7 @@ function page(url: string, simhash: Buffer, fetchedAt: number, over: Partial<Par
   return {
     fetch_id: `${host}#${fetchedAt}`, url, host, depth: 1, status: 200, final_url: url, fetched_at: fetchedAt,
     content_type: 'text/html', title: 't', canonical: '', lang: '', meta_noindex: false, meta_nofollow: false,
-    text_length: 4000, content_hash: `hash-of-${url}`, simhash, links: [], parser_version: 'parse/1', error: '', ...over,
+    text_length: 4000, content_hash: `hash-of-${url}`, simhash, links: [], parser_version: 'parse/1', error: '', text: '', ...over,
   };
 }
 
@@ -74,14 +74,19 @@ describe('near-dup', () => {
     assert.equal(out[0].value.distance, 0);
   });
 
-  it('should not report pages more than 3 bits apart, even when they share a band', async () => {
-    // Four bits apart, one per band: no band in common.
+  it('should not report pages more than 4 bits apart, nor 4 bits apart with no band in common', async () => {
+    // Four bits apart, one per band: no band in common, so the pair never meets.
     assert.deepEqual(await duplicatesOf(page('http://a.test/1', BASE, 1), page('http://b.test/1', flip(0, 16, 32, 48), 2)), []);
-    // Four bits apart in bands 1 and 2: bands 0 and 3 in common, still too far.
-    assert.deepEqual(await duplicatesOf(page('http://a.test/1', BASE, 1), page('http://b.test/1', flip(16, 17, 32, 33), 2)), []);
+    // Five bits apart in bands 1 and 2: bands 0 and 3 in common, still too far.
+    assert.deepEqual(await duplicatesOf(page('http://a.test/1', BASE, 1), page('http://b.test/1', flip(16, 17, 32, 33, 34), 2)), []);
     // Far apart: half the bits differ.
     const far = Buffer.from(BASE.map((b) => b ^ 0xf0));
     assert.deepEqual(await duplicatesOf(page('http://a.test/1', BASE, 1), page('http://b.test/1', far, 2)), []);
+  });
+
+  it('should report pages 4 bits apart that share a band', async () => {
+    const out = await duplicatesOf(page('http://a.test/1', BASE, 1), page('http://b.test/1', flip(16, 17, 32, 33), 2));
+    assert.deepEqual(out.map((r) => [r.value.url, r.value.duplicate_of, r.value.distance]), [['http://b.test/1', 'http://a.test/1', 4]]);
   });
 
   it('should not compare pages with too little text', async () => {
@@ -97,18 +102,28 @@ describe('near-dup', () => {
     assert.deepEqual(await duplicatesOf(first, again, first), []);
   });
 
-  it('should report every later copy of one original', async () => {
+  it('should report each later copy once, against its closest earlier page', async () => {
     const out = await duplicatesOf(
       page('http://a.test/o', BASE, 1),
       page('http://b.test/c1', flip(2), 2),
       page('http://c.test/c2', flip(40), 3),
     );
-    assert.deepEqual(out.map((r) => [r.value.url, r.value.duplicate_of]).sort(), [
-      ['http://b.test/c1', 'http://a.test/o'],
-      ['http://c.test/c2', 'http://a.test/o'],
-      // c1 and c2 are 2 bits apart: the later of them is also reported against the earlier.
-      ['http://c.test/c2', 'http://b.test/c1'],
+    // c2 is 1 bit from o and 2 bits from c1: o is its original, and c2 gets no second record.
+    assert.deepEqual(out.map((r) => [r.value.url, r.value.duplicate_of, r.value.distance]).sort(), [
+      ['http://b.test/c1', 'http://a.test/o', 1],
+      ['http://c.test/c2', 'http://a.test/o', 1],
     ]);
+  });
+
+  it('should prefer an exact copy, then the earliest page, among equally close originals', async () => {
+    const out = await duplicatesOf(
+      page('http://a.test/near', BASE, 1, { content_hash: 'other' }),
+      page('http://b.test/exact', BASE, 2, { content_hash: 'same' }),
+      page('http://c.test/exact-too', BASE, 3, { content_hash: 'same' }),
+      page('http://d.test/copy', BASE, 4, { content_hash: 'same' }),
+    );
+    const copy = out.filter((r) => r.value.url === 'http://d.test/copy');
+    assert.deepEqual(copy.map((r) => [r.value.duplicate_of, r.value.kind]), [['http://b.test/exact', 'exact']]);
   });
 
   it('should still report a near-duplicate pair when the first band they share is crowded', async () => {

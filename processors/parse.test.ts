@@ -4,6 +4,8 @@ import { createHash } from 'node:crypto';
 import { crawlTestDriver, type CrawlTestDriver } from '../crawl/crawl-test-driver.js';
 import { PLAIN_RESULT, type DiscoveredUrl, type FetchResult, type ParsedPage } from '../schemas/records.js';
 import { compressBody } from '../fetching/body-codec.js';
+import { PdfPool } from '../pdf/pdf-pool.js';
+import { encryptedPdf, textPdf } from '../pdf/test-pdfs.js';
 
 const HOST = '127.0.0.9:8080';
 const PAGE = `http://${HOST}/articles/one.html`;
@@ -34,8 +36,8 @@ const LINKS = `
   <a href="http://ads.test/buy" rel="nofollow">Sponsor</a>
   <a href="http://ugc.test/comment" rel="ugc">Comment</a>`;
 
-async function parse(value: FetchResult, config: Record<string, unknown> = {}) {
-  const d = await crawlTestDriver({ processors: ['parse'], config });
+async function parse(value: FetchResult, config: Record<string, unknown> = {}, services: { pdfPool?: PdfPool } = {}) {
+  const d = await crawlTestDriver({ processors: ['parse'], config, services });
   await d.pipe('fetched', value.host, value);
   const out = {
     parsed: d.readOutput('parsed'),
@@ -174,5 +176,44 @@ describe('parse', () => {
     const notFound = await parse(fetched(page('<title>Not found</title>', LINKS), { status: 404 }));
     assert.deepEqual(failed, { parsed: [], discovered: [], dead: [] });
     assert.deepEqual(notFound, { parsed: [], discovered: [], dead: [] });
+  });
+  it('should read a PDF, also one served as octet-stream, and follow its link annotations', async () => {
+    const pool = new PdfPool({ threads: 1 });
+    try {
+      const pdf = textPdf([{ lines: ['Annual figures', 'and notes'], links: ['/annex.html', 'http://other.test:8081/y'] }], { title: 'Report 2026' });
+      const { parsed, discovered } = await parse(fetched(pdf, { content_type: 'application/octet-stream', charset: '' }), {}, { pdfPool: pool });
+      assert.equal(parsed.length, 1);
+      const p = parsed[0].value;
+      assert.equal(p.error, '');
+      assert.equal(p.title, 'Report 2026');
+      assert.equal(p.text, 'Annual figures\nand notes');
+      assert.equal(p.content_hash, createHash('sha1').update(pdf).digest('hex'));
+      assert.deepEqual(p.links.map((l) => l.url), [`http://${HOST}/annex.html`, 'http://other.test:8081/y']);
+      assert.deepEqual(discovered.map((d) => [d.key, d.value.url]), [[HOST, `http://${HOST}/annex.html`], ['other.test:8081', 'http://other.test:8081/y']]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('should record a PDF it cannot read with the reason, and without a PDF reader say so', async () => {
+    const pool = new PdfPool({ threads: 1 });
+    try {
+      const locked = await parse(fetched(encryptedPdf(), { content_type: 'application/pdf', charset: '' }), {}, { pdfPool: pool });
+      assert.match(locked.parsed[0].value.error, /^pdf-encrypted: /);
+      assert.deepEqual(locked.discovered, []);
+    } finally {
+      await pool.close();
+    }
+    const unread = await parse(fetched(textPdf([{ lines: ['x'] }]), { content_type: 'application/pdf', charset: '' }));
+    assert.match(unread.parsed[0].value.error, /^pdf: this process extracts no PDFs/);
+  });
+
+  it('should keep plain text as text and follow no "links" in it, as a browser shows it as text', async () => {
+    const plain = await parse(fetched('Line one.\n\n  Line   two.', { content_type: 'text/plain' }));
+    assert.equal(plain.parsed[0].value.text, 'Line one. Line two.');
+    assert.deepEqual(plain.discovered, []);
+    const html = await parse(fetched(page('<title>Mislabelled</title>', LINKS), { content_type: 'text/plain' }));
+    assert.equal(html.parsed[0].value.title, '');
+    assert.deepEqual(html.discovered, []);
   });
 });

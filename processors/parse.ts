@@ -9,8 +9,11 @@ import { analyzeBody, type BodyAnalysis, type BodyInput } from '../parsing/analy
 import type { ParserModule } from '../parsing/parser-module.js';
 import type { ParsePool } from '../parsing/parse-pool.js';
 import { hostKey } from '../url/canonicalize.js';
+import type { PdfPool } from '../pdf/pdf-pool.js';
+import { analyzeOther } from './content-route.js';
 
-export const PARSER_VERSION = 'parse/1';
+/** On every parsed row; parse/2: one streaming pass, visible text, simhash over the main content. */
+export const PARSER_VERSION = 'parse/2';
 /**
  * Only the first 1 MB of a page is parsed: parsing is synchronous, and a 10 MB page would hold
  * the event loop (timers, sockets, commits of every task) for seconds; 1 MB costs ~150 ms.
@@ -24,6 +27,8 @@ export interface ParseOptions {
   parserModule?: ParserModule;
   /** Worker threads that do the parsing; without them (tests) it runs inline. */
   pool?: ParsePool;
+  /** Worker threads that read PDFs, bounded in time and memory. */
+  pdfPool?: PdfPool;
 }
 
 /** The routing key of a link, or undefined when it cannot be parsed (normalize never sees it). */
@@ -54,20 +59,18 @@ export class Parse implements Processor<In, Out> {
       return;
     }
     if (r.status < 200 || r.status >= 300) return;
+    // A rendered page is read from its DOM after scripts ran (links written by JavaScript included);
+    // its static HTML stays in the record, so a replay needs no browser.
+    const rendered = r.rendered_body.length > 0;
     const input: BodyInput = {
-      body: r.body, bodyEncoding: r.body_encoding, contentType: r.content_type, charset: r.charset, url: r.final_url,
+      body: rendered ? r.rendered_body : r.body, bodyEncoding: rendered ? r.rendered_encoding : r.body_encoding,
+      contentType: rendered ? 'text/html' : r.content_type, charset: rendered ? 'utf-8' : r.charset, url: r.final_url,
       productToken: config.productToken, maxBodyBytes: config.maxBodyBytes, maxParseBytes: MAX_PARSE_BYTES,
     };
-    let a: BodyAnalysis;
-    if (this.options.pool) {
-      // A worker that died takes its pages with it: parse them here rather than lose them.
-      a = await this.options.pool.analyze(input).catch(() => analyzeBody(input, this.options.parserModule));
-    } else {
-      a = analyzeBody(input, this.options.parserModule);
-    }
+    const a = (rendered ? undefined : await analyzeOther(r, config.maxBodyBytes, this.options.pdfPool)) ?? await this.analyzeHtml(input, r.url, ctx);
     if (a.kind === 'unreadable') ctx.metrics.count('errors.stored-body');
-    else if (a.kind === 'other') ctx.metrics.count('not-html');
-    else ctx.metrics.count('pages');
+    else if (a.kind === 'other') ctx.metrics.count('not-parsed');
+    else ctx.metrics.count(a.kind === 'html' ? 'pages' : `pages.${a.kind}`);
     if (a.truncated) ctx.metrics.count('parse-truncated');
     if (a.error.startsWith('parser-module')) ctx.metrics.count('errors.parser-module');
     const page: ParsedPage = {
@@ -75,10 +78,10 @@ export class Parse implements Processor<In, Out> {
       fetched_at: r.started_at, content_type: r.content_type, title: a.title, canonical: a.canonical, lang: a.lang,
       meta_noindex: a.metaNoindex, meta_nofollow: a.metaNofollow, text_length: a.textLength, content_hash: a.contentHash,
       simhash: Buffer.from(a.simhash.buffer, a.simhash.byteOffset, a.simhash.byteLength), links: a.links,
-      parser_version: this.options.parserVersion, error: a.error,
+      parser_version: this.options.parserVersion, error: a.error, text: a.text,
     };
     ctx.forward('parsed', r.host, page);
-    if (a.kind !== 'html' || a.metaNofollow) return;
+    if ((a.kind !== 'html' && a.kind !== 'pdf') || a.metaNofollow) return;
     // A recrawl that found the page as it was finds the links it had: they are known already.
     if (r.via === 'recrawl' && !r.changed) return;
     const depth = r.depth + 1;
@@ -99,21 +102,33 @@ export class Parse implements Processor<In, Out> {
     const out: DiscoveredUrl = { url, source_url: from.url, depth, anchor, via, redirect_hops: hops, discovered_at: now, ...NO_HINTS };
     ctx.forward('discovered-urls', host, out);
   }
+
+  /** HTML goes to the parse workers; PDFs and plain text took their own path before this. */
+  private async analyzeHtml(input: BodyInput, url: string, ctx: ProcessorContext<Out>): Promise<BodyAnalysis> {
+    if (!this.options.pool) return analyzeBody(input, this.options.parserModule);
+    // A worker that died takes its pages with it: parse them here rather than lose them.
+    return this.options.pool.analyze(input).catch((err: Error) => {
+      ctx.metrics.count('parse-worker-failures');
+      ctx.log.warn(`parse: a worker thread failed on ${url} (${err.message}); parsed in the main thread instead`);
+      return analyzeBody(input, this.options.parserModule);
+    });
+  }
 }
 
 export const parseProcessor = defineProcessor({
   name: 'parse',
-  description: 'cheerio over htmlparser2: title, canonical, meta robots, links (base href, nofollow), text length, content hash, 64-bit simhash; redirects re-enter as discovered URLs.',
+  description: 'One streaming htmlparser2 pass: title, canonical, meta robots, links (base href, nofollow), visible text, content hash, 64-bit simhash of the main content; redirects re-enter as discovered URLs.',
   inputs,
   outputs,
   stores: [],
   // Pages are parsed in worker threads, many at a time; the order of parsed records does not matter.
   concurrency: { maxInFlight: 64, perKeyOrder: false },
   delivery: 'Stateless and deterministic: re-parsing a fetched record (after a crash or in a replay) gives the same page record.',
-  create: (s: { config: CrawlConfig; parsePool?: ParsePool; parserModule?: ParserModule }) => new Parse({
+  create: (s: { config: CrawlConfig; parsePool?: ParsePool; parserModule?: ParserModule; pdfPool?: PdfPool }) => new Parse({
     config: s.config,
     parserVersion: s.parserModule ? `${PARSER_VERSION}+${s.parserModule.version}` : PARSER_VERSION,
     parserModule: s.parserModule,
     pool: s.parsePool,
+    pdfPool: s.pdfPool,
   }),
 });

@@ -12,7 +12,7 @@ import {
 } from '../engine/api.js';
 import type { CanonicalUrl, FetchRequest, FetchResult } from '../schemas/records.js';
 import type { CrawlConfig } from '../crawl/config.js';
-import { deduped, fetched, scheduled } from '../crawl/topics.js';
+import { deduped, fetched, scheduled, skipped } from '../crawl/topics.js';
 import { hostsStore, robotsStore, type HostState } from './host-state.js';
 import { readyQueueStore, waitingQueueStore } from './host-frontier.js';
 import { HostQueues, MAX_STEPS_PER_TURN } from './host-queues.js';
@@ -24,7 +24,7 @@ import { TimerHeap } from './timer-heap.js';
 import type { CrawlBudget } from './crawl-budget.js';
 
 const inputs = [fetched, deduped] as const;
-const outputs = [scheduled] as const;
+const outputs = [scheduled, skipped] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
@@ -136,8 +136,8 @@ export class Schedule implements Processor<In, Out> {
       return;
     }
     const decision = this.robots.decide(h.host, h.scheme, h.robots, now);
-    if (decision.kind === 'refuse') return this.skip(h, u.url, decision.reason);
-    if (this.robots.isFresh(h.robots, now) && !this.robots.allows(h.host, h.robots, u.url)) return this.skip(h, u.url, 'robots-disallowed');
+    if (decision.kind === 'refuse') return this.skip(h, u.url, decision.reason, u.depth, u.source_url);
+    if (this.robots.isFresh(h.robots, now) && !this.robots.allows(h.host, h.robots, u.url)) return this.skip(h, u.url, 'robots-disallowed', u.depth, u.source_url);
     const state: UrlState = {
       url: u.url, depth: u.depth, via: u.via, source_url: u.source_url, redirect_hops: u.redirect_hops, discovered_at: u.discovered_at,
       inlinks: Math.max(1, u.inlinks), priority_hint: u.priority_hint, changefreq: u.changefreq, lastmod: u.lastmod,
@@ -265,12 +265,12 @@ export class Schedule implements Processor<In, Out> {
     });
   }
 
-  private release(h: HostState, kind: FetchRequest['kind'], now: number, fields: Omit<FetchRequest, 'fetch_id' | 'host' | 'kind' | 'delay_ms' | 'released_at'>): FetchRequest {
+  private release(h: HostState, kind: FetchRequest['kind'], now: number, fields: Omit<FetchRequest, 'fetch_id' | 'host' | 'kind' | 'delay_ms' | 'released_at' | 'address'>): FetchRequest {
     const { slot, fetchId } = released(h.slot, h.host, now);
     h.slot = slot;
     this.inFlight++;
     this.save(h);
-    const request: FetchRequest = { ...fields, fetch_id: fetchId, host: h.host, kind, delay_ms: h.slot.delayMs, released_at: now };
+    const request: FetchRequest = { ...fields, fetch_id: fetchId, host: h.host, kind, delay_ms: h.slot.delayMs, released_at: now, address: '' };
     this.ctx.forward('scheduled', h.host, request);
     return request;
   }
@@ -309,9 +309,11 @@ export class Schedule implements Processor<In, Out> {
     else await this.idle(h);
   }
 
-  /** A URL that will not be fetched, and why (counted; the `skipped` rows come with the sink's table). */
-  private skip(_h: HostState, _url: string, reason: string, _depth = 0): void {
+  /** A URL that will not be fetched, and why: counted, and a `skipped` record a data engineer can query. */
+  private skip(h: HostState, url: string, reason: string, depth = 0, sourceUrl = ''): void {
     this.ctx.metrics.count(`dropped.${reason}`);
+    const detail = reason === 'crawl-delay-too-long' ? `Crawl-delay ${h.robots.crawlDelayMs} ms > ${this.config.maxCrawlDelayMs} ms` : '';
+    this.ctx.forward('skipped', h.host, { url, host: h.host, reason, detail, depth, source_url: sourceUrl, decided_at: this.ctx.now() });
   }
 
   /** A slot held past any fetch's life lost its outcome to a bug: say so and free the host. */

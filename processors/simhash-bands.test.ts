@@ -10,7 +10,7 @@ function parsed(over: Partial<ParsedPage> = {}): ParsedPage {
   return {
     fetch_id: 'a.test#1', url: 'http://a.test/p', host: 'a.test', depth: 1, status: 200, final_url: 'http://a.test/p',
     fetched_at: 1000, content_type: 'text/html', title: 't', canonical: '', lang: '', meta_noindex: false, meta_nofollow: false,
-    text_length: 5000, content_hash: 'c'.repeat(40), simhash: SIMHASH, links: [], parser_version: 'parse/1', error: '', ...over,
+    text_length: 5000, content_hash: 'c'.repeat(40), simhash: SIMHASH, links: [], parser_version: 'parse/1', error: '', text: '', ...over,
   };
 }
 

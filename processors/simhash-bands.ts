@@ -1,7 +1,7 @@
 // simhash-bands: parsed → simhash-bands (an internal repartition topic). Splits a page's 64-bit
 // simhash into four 16-bit bands keyed by band and value: two pages within Hamming distance 3 share at
-// least one band exactly (pigeonhole), so their band records meet in the same near-dup task,
-// whatever hosts they come from.
+// least one band exactly (pigeonhole), and nine in ten pairs 4 bits apart do (NEAR_DUPLICATE_BITS),
+// so their band records meet in the same near-dup task, whatever hosts they come from.
 import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../engine/api.js';
 import type { SimhashBand } from '../schemas/records.js';
 import { parsed, simhashBands } from '../crawl/topics.js';

@@ -45,6 +45,7 @@ export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, 
   let cut = false;
   const outcome = await fetcher.fetch(request.url, {
     signal,
+    address: request.address || undefined,
     maxBodyBytes: SITEMAP_MAX_BYTES,
     bodySink: (chunk) => {
       const room = keepBytes - kept;

@@ -58,6 +58,8 @@ export interface FetchRequest {
   previous_sha1: string;
   gone_count: number;
   sitemap_depth: number;
+  /** The server address the request goes to, set by the resolve stage ('' in `scheduled`). */
+  address: string;
   /** When the body whose digest is previous_sha1 was fetched, epoch ms; 0 when unknown. */
   previous_captured_at: number;
 }
@@ -105,6 +107,11 @@ export interface FetchResult {
   next_due_at: number;
   sitemap_depth: number;
   sitemap_urls: number;
+  rendered_encoding: string;
+  /** The DOM after a headless render (--render), compressed like `body`; empty when not rendered. */
+  rendered_body: Buffer;
+  render_error: string;
+  subrequests: readonly { url: string; resource_type: string; outcome: string }[];
   /** '1.1'; '' without a response. */
   http_version: string;
   /** The reason phrase as received. */
@@ -148,6 +155,8 @@ export interface ParsedPage {
   links: Link[];
   parser_version: string;
   error: string;
+  /** The visible (or extracted) text, at most 100 KB of UTF-8. */
+  text: string;
 }
 
 export interface SimhashBand {
@@ -175,11 +184,30 @@ export interface Duplicate {
 export const NO_HINTS = { priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 0 } as const;
 
 /** The fields a fetch request has beyond the URL and its slot, for a plain first fetch. */
-export const PLAIN_REQUEST = { priority: 0, recrawl_interval_ms: 0, previous_sha1: '', gone_count: 0, sitemap_depth: 0, previous_captured_at: 0 } as const;
+export const PLAIN_REQUEST = { priority: 0, recrawl_interval_ms: 0, previous_sha1: '', gone_count: 0, sitemap_depth: 0, address: '', previous_captured_at: 0 } as const;
 
 /** The fields a fetch outcome has beyond the response itself, for a plain first fetch without validators. */
 export const PLAIN_RESULT = {
   body_sha1: '', etag: '', last_modified: '', changed: true, priority: 0, recrawl_interval_ms: 0, next_due_at: 0, sitemap_depth: 0,
-  sitemap_urls: 0, http_version: '1.1', status_text: '', request_method: 'GET', request_headers: [] as HeaderLine[], response_headers: [] as HeaderLine[], truncation: '',
+  sitemap_urls: 0, rendered_encoding: 'identity', rendered_body: Buffer.alloc(0), render_error: '', subrequests: [],
+  http_version: '1.1', status_text: '', request_method: 'GET', request_headers: [] as HeaderLine[], response_headers: [] as HeaderLine[], truncation: '',
   previous_sha1: '', previous_captured_at: 0,
 } as const;
+
+/**
+ * Why a URL was not fetched. The names match the crawl's counters (dropped.<reason>,
+ * rejected.<reason>); a processor may use its own, so any string is accepted.
+ */
+export type SkipReason =
+  | 'robots-disallowed' | 'robots-unreachable' | 'network-policy' | 'crawl-delay-too-long' | 'out-of-scope'
+  | 'host-budget' | 'max-depth' | 'too-many-redirects' | (string & {});
+
+export interface SkippedUrl {
+  url: string;
+  host: string;
+  reason: SkipReason;
+  detail: string;
+  depth: number;
+  source_url: string;
+  decided_at: number;
+}

@@ -5,7 +5,7 @@ import avro from 'avsc';
 import { SCHEMA_FILES, loadSchema, type SchemaName } from './schema-files.js';
 import { crawlTopology } from '../crawl/topology.js';
 import type {
-  CanonicalUrl, DiscoveredUrl, Duplicate, FetchRequest, FetchResult, ParsedPage, SimhashBand,
+  CanonicalUrl, DiscoveredUrl, Duplicate, FetchRequest, FetchResult, ParsedPage, SimhashBand, SkippedUrl,
 } from './records.js';
 
 const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);
@@ -24,7 +24,7 @@ const canonical: CanonicalUrl = {
 const request: FetchRequest = {
   fetch_id: 'a.test#17', url: 'http://a.test/about', host: 'a.test', kind: 'page', depth: 1, attempt: 2, via: 'link',
   source_url: 'http://a.test/', redirect_hops: 0, delay_ms: 1500, released_at: AT, if_none_match: '"v1"', if_modified_since: 'Wed, 31 Dec 2025 10:00:00 GMT',
-  priority: 1.5, recrawl_interval_ms: 3_600_000, previous_sha1: 'b'.repeat(40), gone_count: 1, sitemap_depth: 0,
+  priority: 1.5, recrawl_interval_ms: 3_600_000, previous_sha1: 'b'.repeat(40), gone_count: 1, sitemap_depth: 0, address: '127.0.0.7',
   previous_captured_at: AT - 86_400_000,
 };
 const result: FetchResult = {
@@ -36,6 +36,8 @@ const result: FetchResult = {
   body: Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3]),
   body_sha1: 'c'.repeat(40), etag: '"v2"', last_modified: 'Thu, 01 Jan 2026 10:00:00 GMT', changed: false, priority: 1.5,
   recrawl_interval_ms: 5_400_000, next_due_at: AT + 5_400_000, sitemap_depth: 2, sitemap_urls: 17,
+  rendered_encoding: 'gzip', rendered_body: Buffer.from([0x1f, 0x8b, 8, 0, 4, 5]), render_error: 'unsettled: still loading',
+  subrequests: [{ url: 'http://a.test/app.js', resource_type: 'script', outcome: 'fetched: 200' }],
   http_version: '1.1', status_text: 'Moved Permanently', request_method: 'GET',
   request_headers: [{ name: 'host', value: 'a.test' }, { name: 'user-agent', value: 'crawlstream/0.1' }],
   response_headers: [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }, { name: 'Set-Cookie', value: 'a=1' }, { name: 'Set-Cookie', value: 'b=2' }],
@@ -47,7 +49,7 @@ const parsed: ParsedPage = {
   meta_noindex: true, meta_nofollow: true, text_length: 1234, content_hash: 'a'.repeat(40),
   simhash: Buffer.from('0123456789abcdef', 'hex'),
   links: [{ url: 'http://b.test/', anchor: 'B', nofollow: false }, { url: 'http://c.test/', anchor: 'C', nofollow: true }],
-  parser_version: 'parse/1', error: 'stored-body: corrupt',
+  parser_version: 'parse/1', error: 'stored-body: corrupt', text: 'About us, and more',
 };
 const band: SimhashBand = {
   band: 2, url: 'http://a.test/about', host: 'a.test', fetch_id: 'a.test#17', simhash: Buffer.from('0123456789abcdef', 'hex'),
@@ -58,9 +60,14 @@ const duplicate: Duplicate = {
   duplicate_of_fetched_at: AT - 1000, kind: 'near', distance: 2, detected_at: AT,
 };
 
+const skipped: SkippedUrl = {
+  url: 'http://c.test/private/x', host: 'c.test', reason: 'robots-disallowed', detail: 'Disallow: /private',
+  depth: 2, source_url: 'http://a.test/about', decided_at: AT,
+};
+
 const SAMPLES: Record<SchemaName, object> = {
   'discovered-url': discovered, 'canonical-url': canonical, 'fetch-request': request, 'fetch-result': result,
-  'parsed-page': parsed, 'simhash-band': band, duplicate,
+  'parsed-page': parsed, 'simhash-band': band, duplicate, 'skipped-url': skipped,
 };
 
 /** avsc decodes records into instances of generated classes; compare plain data. */

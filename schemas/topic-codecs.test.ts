@@ -33,7 +33,7 @@ const SAMPLES: Partial<Record<SchemaName, object>> = {
     fetch_id: 'a.test#1', url: 'http://a.test/', host: 'a.test', depth: 1, status: 200, final_url: 'http://a.test/', fetched_at: AT,
     content_type: 'text/html', title: 'A', canonical: '', lang: 'en', meta_noindex: false, meta_nofollow: false, text_length: 9,
     content_hash: 'f'.repeat(40), simhash: Buffer.alloc(8, 1), links: [{ url: 'http://b.test/', anchor: 'B', nofollow: false }],
-    parser_version: 'parse/1', error: '',
+    parser_version: 'parse/1', error: '', text: 'A',
   } satisfies ParsedPage,
 };
 

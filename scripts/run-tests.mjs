@@ -40,7 +40,7 @@ for (const phase of phases) {
   console.log(`\n# ${phase.name}: ${phase.files.length} file(s)`);
   const r = spawnSync(
     process.execPath,
-    ['--test', `--test-concurrency=${phase.concurrency}`, '--test-reporter=spec', ...phase.files],
+    ['--import', join(dist, 'test/support/property-seed.js'), '--test', `--test-concurrency=${phase.concurrency}`, '--test-reporter=spec', ...phase.files],
     { cwd: root, stdio: 'inherit', env: { ...process.env, CRAWLSTREAM_TEST: '1' } },
   );
   if (r.status !== 0) failed = true;

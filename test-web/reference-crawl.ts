@@ -95,7 +95,8 @@ function extractLinks(pageUrl: string, html: string, sloppy: boolean): string[] 
 export async function referenceCrawl(options: ReferenceCrawlOptions): Promise<ReferenceCrawlResult> {
   const { maxDepth, maxPagesPerHost } = DEFAULT_CRAWL_OPTIONS;
   const userAgent = options.userAgent ?? 'crawlstream/0.1 (reference crawl)';
-  const timeoutMs = options.timeoutMs ?? 2500;
+  // Long enough for a loaded machine: only the hostile endpoints that never answer should reach it.
+  const timeoutMs = options.timeoutMs ?? 10_000;
   const skip = new Set(options.skipOrigins ?? []);
   // Enough connections per origin that nothing queues behind a hang (a queued request would time out too).
   const agent = new Agent({ connections: 32 });

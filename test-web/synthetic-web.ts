@@ -10,6 +10,7 @@ import type { Socket } from 'node:net';
 import { buildBenchScenario, DEFAULT_BENCH } from './scenario-bench.js';
 import { buildDemoScenario, DEMO_HOST_NAMES } from './scenario-demo.js';
 import { buildFreshScenario, FRESH_HOST_NAMES, type FreshTruth } from './scenario-fresh.js';
+import { buildSharedScenario } from './scenario-shared.js';
 import { type BuiltScenario, buildTestScenario, type HostHandler, TEST_HOST_NAMES } from './scenario-test.js';
 import type { ScenarioName, SyntheticWeb, SyntheticWebOptions, WebRequest } from './types.js';
 
@@ -31,6 +32,7 @@ export const DEFAULT_FIRST_ADDRESS: Record<ScenarioName, string> = {
   bench: '127.20.0.1',
   demo: '127.30.0.1',
   fresh: '127.40.0.1',
+  shared: '127.50.0.1',
 };
 
 const BIND_ATTEMPTS = 20;
@@ -121,6 +123,7 @@ function record(entry: WebRequest, req: IncomingMessage, res: ServerResponse): v
 function build(options: SyntheticWebOptions, addresses: string[], port: number): BuiltScenario & { fresh?: FreshTruth } {
   if (options.scenario === 'test') return buildTestScenario(addresses, port);
   if (options.scenario === 'fresh') return buildFreshScenario(addresses, port);
+  if (options.scenario === 'shared') return buildSharedScenario(addresses, port);
   if (options.scenario === 'demo') return buildDemoScenario(addresses, port);
   return buildBenchScenario(addresses, port, { ...DEFAULT_BENCH, ...options.bench });
 }
@@ -129,6 +132,7 @@ function hostCount(options: SyntheticWebOptions): number {
   if (options.scenario === 'test') return TEST_HOST_NAMES.length;
   if (options.scenario === 'demo') return DEMO_HOST_NAMES.length;
   if (options.scenario === 'fresh') return FRESH_HOST_NAMES.length;
+  if (options.scenario === 'shared') return 1;
   if (options.scenario === 'bench') return options.bench?.hosts ?? DEFAULT_BENCH.hosts;
   throw new Error(`unknown scenario ${String(options.scenario)}`);
 }
@@ -152,6 +156,7 @@ export async function startSyntheticWeb(options: SyntheticWebOptions): Promise<S
         endedAt: Infinity,
         status: 0,
         conditional: req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined,
+        hostHeader: String(req.headers.host ?? ''),
       };
       if (keepLog) requests.push(entry);
       record(entry, req, res);

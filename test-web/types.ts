@@ -17,6 +17,8 @@ export interface WebRequest {
   retryAfterMs?: number;
   /** The request carried If-None-Match or If-Modified-Since. */
   conditional?: boolean;
+  /** The Host header: which of the names sharing an address was asked for. */
+  hostHeader?: string;
 }
 
 export interface HostInfo {
@@ -78,7 +80,7 @@ export interface SyntheticWeb {
   close(): Promise<void>;
 }
 
-export type ScenarioName = 'test' | 'bench' | 'demo' | 'fresh';
+export type ScenarioName = 'test' | 'bench' | 'demo' | 'fresh' | 'shared';
 
 export interface BenchOptions {
   hosts: number;

@@ -33,7 +33,7 @@ describe('WARC files and metrics of a Kafka crawl', { skip }, () => {
   let captures: Capture[];
 
   before(async () => {
-    crawl = await kafkaCrawl('warc', undefined, () => ['--warc-dir', warcDir, '--metrics-port', '0']);
+    crawl = await kafkaCrawl('warc', undefined, { workerArgs: () => ['--warc-dir', warcDir, '--metrics-port', '0'] });
     assert.equal(crawl.idle.code, 0, crawl.idle.stderr);
     const urls = crawl.workers.map((w) => /metrics at (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(w.stderrSoFar())?.[1]);
     served = await Promise.all(urls.map((u) => (u ? fetchesServed(u) : -1)));

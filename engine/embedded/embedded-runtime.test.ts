@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { corpusLine } from '../examples/word-count.js';
@@ -70,5 +70,25 @@ describe('embedded runtime', () => {
     assert.equal(done.words, words, 'the words topic holds each word of each line once');
     assert.equal(done.countRecords, words, 'one count record per word occurrence, none twice');
     assert.deepEqual(done.counts, expectedCounts(total), 'the store counted each occurrence once');
+  });
+
+  it('should refuse to resume when the state lost commits the log holds (its write-ahead log cut short)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'crash-wal-'));
+    const total = 3000;
+    const words = total * 4;
+    // Two killed runs: the second open folds the first run's state write-ahead log into a table
+    // file, so the second run's commits are all in the newest write-ahead log.
+    for (const share of [0.2, 0.5]) {
+      const r = await runFixture(dataDir, total, (kind, n) => kind === 'PROGRESS' && n >= words * share);
+      assert.ok(r.killedAt, 'the kill landed mid-way');
+    }
+    // What an OS crash can leave: the state's newest write-ahead log gone, the log segments whole.
+    const state = join(dataDir, 'state');
+    const wal = readdirSync(state).filter((f) => /^\d+\.log$/.test(f)).sort().pop()!;
+    assert.ok(statSync(join(state, wal)).size > 0);
+    truncateSync(join(state, wal), 0);
+    const before = readdirSync(join(dataDir, 'log'), { recursive: true }).map(String).sort();
+    await assert.rejects(runFixture(dataDir, total), /has lost commits: it records commit round \d+, but the log holds records of rounds up to \d+ past the ends the state records .*--reset-state/);
+    assert.deepEqual(readdirSync(join(dataDir, 'log'), { recursive: true }).map(String).sort(), before, 'the refused run removed no segment');
   });
 });

@@ -1,22 +1,26 @@
 // The embedded runtime: every processor of the topology in one process, over a durable partitioned
-// log, with LevelDB stores. All tasks commit through one group commit: the outputs are appended to
-// the log, then ONE LevelDB batch records the store writes, the input positions and the new log
-// ends. A kill -9 at any point leaves either the whole commit or none of it (DESIGN §3.3).
+// log, with LevelDB stores. All tasks commit through one group commit (group-commit.ts): the outputs
+// are appended to the log, then ONE LevelDB batch records the store writes, the input positions and
+// the new log ends. A kill -9 at any point leaves either the whole commit or none of it (DESIGN
+// §3.3). Opening refuses a data directory whose state does not match its log (data-dir.ts) and
+// passes readers over records that log damage made unreadable (log-damage.ts). A failed commit is
+// fatal: nothing is appended or committed after it, and every wait (produce, whenIdle, stop) ends
+// with its error.
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import type { Logger } from '../api.js';
 import { LevelStore } from '../stores/level-store.js';
 import { LocalSchemaRegistry } from '../avro/local-schema-registry.js';
 import { TopicCodecs } from '../avro/topic-codecs.js';
 import { bucketsOfPartition, partitionFor } from '../partitioning.js';
 import type { Topology } from '../topology.js';
-import { StreamTask, type CommitReport, type OutputRecord, type RawRecord, type TaskCommit } from '../task/stream-task.js';
+import { StreamTask, type CommitReport, type RawRecord } from '../task/stream-task.js';
 import type { TaskLag } from '../task/task-metrics.js';
-import { PartitionLog, type AppendRecord, type LogEnd } from './partition-log.js';
-import {
-  counterKey, encodeJson, logEndKey, metaKey, openStateDb, positionKey, readCounters, readJson, readLogEnd, readPosition,
-  type StateDb,
-} from './state-db.js';
+import { PartitionLog, type LogEnd } from './partition-log.js';
+import { encodeJson, logEndKey, metaKey, openStateDb, positionKey, readCounters, readJson, readLogEnd, readPosition, type StateDb } from './state-db.js';
+import { GroupCommit, type CommitHost } from './group-commit.js';
+import { checkBeforeState, refuseLostCommits, settleIdentity, type UncommittedTail } from './data-dir.js';
+import { LogDamage, placeholder, type DamageSummary } from './log-damage.js';
 
 export interface EmbeddedOptions<S> {
   dataDir: string;
@@ -40,23 +44,21 @@ export interface EmbeddedOptions<S> {
   owns?: (record: RawRecord, partition: number, partitions: number) => boolean;
   /** Where a group with no stored position starts reading (default: the log's first offset). */
   startAt?: (group: string, topic: string, log: PartitionLog) => number;
+  /** Segment file size before a new one is started (default 128 MiB; tests use small ones). */
+  segmentBytes?: number;
   /** Told what each durable task commit held (metrics); must return at once. */
   onCommitted?: (report: CommitReport) => void;
 }
-
 
 export const DEFAULT_PARTITIONS = 8;
 /** How long a stop waits for sinks to finish what the other processors committed. */
 const SINK_DRAIN_MS = 30_000;
 
-export class EmbeddedRuntime<S = unknown> {
+export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   readonly tasks: StreamTask<S>[] = [];
   private readonly logs = new Map<string, PartitionLog>();
   private readonly consumers = new Map<string, StreamTask<S>[]>();
-  private readonly pendingProduce: { outputs: OutputRecord[]; resolve: () => void }[] = [];
-  private committing = false;
-  private commitAgain = false;
-  private lastCommit = 0;
+  private commits!: GroupCommit<S>;
   private stopping = false;
   /** stop() has begun: only sinks still take records. */
   private draining = false;
@@ -64,6 +66,11 @@ export class EmbeddedRuntime<S = unknown> {
   private readonly toPump = new Set<StreamTask<S>>();
   private pumpScheduled = false;
   private fatal: Error | undefined;
+  private onFatal!: () => void;
+  /** Settles when a fatal error is recorded: long waits race it. */
+  private readonly fatalSignal = new Promise<void>((resolve) => (this.onFatal = resolve));
+  /** Records log damage made unreadable, and which readers had not processed them. */
+  private readonly damage = new LogDamage();
   readonly clock: () => number;
 
   private constructor(
@@ -76,9 +83,16 @@ export class EmbeddedRuntime<S = unknown> {
     this.clock = options.clock ?? Date.now;
   }
 
+  /**
+   * Opens (or creates) the data directory. Throws a DataDirRefusal, before anything is written or
+   * read by a processor, when the state and the log do not belong together or the state lost commits.
+   */
   static async open<S>(options: EmbeddedOptions<S>): Promise<EmbeddedRuntime<S>> {
+    const found = checkBeforeState(options.dataDir);
     const db = await openStateDb(join(options.dataDir, 'state'));
+    let runtime: EmbeddedRuntime<S> | undefined;
     try {
+      const logId = await settleIdentity(db, options.dataDir, found, options.log);
       const stored = await readJson<number>(db, metaKey('partitions'));
       const partitions = stored ?? options.partitions ?? DEFAULT_PARTITIONS;
       if (stored !== undefined && options.partitions !== undefined && options.partitions !== stored) {
@@ -86,20 +100,23 @@ export class EmbeddedRuntime<S = unknown> {
           `${options.dataDir} holds a crawl with ${stored} partitions; use \`crawlstream scale --partitions ${options.partitions} --data-dir ${options.dataDir}\` to change it`,
         );
       }
-      if (stored === undefined) await db.put(metaKey('partitions'), encodeJson(partitions));
       const registry = new LocalSchemaRegistry(db.sublevel<string, string>('registry', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as never);
-      const codecs = new TopicCodecs(registry);
-      for (const topic of options.topology.topics.values()) await codecs.addTopic(topic.name, topic.schema);
-      let logId = await readJson<string>(db, metaKey('log-id'));
-      if (logId === undefined) await db.put(metaKey('log-id'), encodeJson((logId = randomUUID())));
-      const runtime = new EmbeddedRuntime(options, db, codecs, partitions, logId);
+      runtime = new EmbeddedRuntime(options, db, new TopicCodecs(registry), partitions, logId);
       await runtime.openLogs();
+      if (stored === undefined) await db.put(metaKey('partitions'), encodeJson(partitions));
+      for (const topic of options.topology.topics.values()) await runtime.codecs.addTopic(topic.name, topic.schema);
       await runtime.createTasks();
       return runtime;
     } catch (err) {
+      for (const log of runtime?.logs.values() ?? []) log.close();
       await db.close();
       throw err;
     }
+  }
+
+  /** Records lost to log damage so far: how many, and how many some reader had not processed. */
+  damageSummary(): DamageSummary {
+    return this.damage.summary();
   }
 
   group(processor: string): string {
@@ -115,6 +132,7 @@ export class EmbeddedRuntime<S = unknown> {
   /** Initializes every task (restoring in-memory indexes from stores) and starts processing. */
   async start(): Promise<void> {
     await Promise.all(this.tasks.map((t) => this.restore(t)));
+    this.damage.report(this.options.log);
     const byInterval = new Map<number, StreamTask<S>[]>();
     for (const t of this.tasks) {
       const every = t.node.definition.punctuateEveryMs;
@@ -138,11 +156,7 @@ export class EmbeddedRuntime<S = unknown> {
   produce(topic: string, key: string, value: unknown): Promise<void> {
     if (!this.options.topology.topics.has(topic)) throw new Error(`no topic named ${topic} in the topology`);
     const timestamp = this.clock();
-    const outputs = [{ topic, key, value: this.codecs.encode(topic, value), timestamp }];
-    return new Promise((resolve) => {
-      this.pendingProduce.push({ outputs, resolve });
-      this.requestCommit();
-    });
+    return this.commits.produce([{ topic, key, value: this.codecs.encode(topic, value), timestamp }]);
   }
 
   /** Resolves once every topic is consumed and no processor holds pending work. */
@@ -177,7 +191,7 @@ export class EmbeddedRuntime<S = unknown> {
   }
 
   isIdle(): boolean {
-    if (this.committing || this.commitAgain || this.pendingProduce.length) return false;
+    if (this.commits.busy) return false;
     for (const t of this.tasks) {
       if (!t.isIdle()) return false;
       for (const topic of t.node.inputs) if (t.nextOffset(topic) < this.log(topic, t.partition).end) return false;
@@ -189,22 +203,37 @@ export class EmbeddedRuntime<S = unknown> {
    * Stops taking new records, lets records in progress finish (in-flight fetches complete, so
    * nothing is fetched twice after a resume), commits, and closes.
    */
-  async stop(): Promise<void> {
+  async stop(options: { dropTopics?: readonly string[] } = {}): Promise<void> {
     if (this.stopping || this.draining) return;
     this.draining = true;
     for (const t of this.timers) clearInterval(t);
-    // Processors that write nothing downstream (sinks) then read to the end of what the others
-    // committed, so that what a stopped application produced is in its sinks, not left for its
-    // next start; bounded, as a sink whose destination is away would hold the stop forever.
-    const sinks = this.tasks.filter((t) => t.node.definition.outputs.length === 0);
-    await Promise.all(this.tasks.filter((t) => !sinks.includes(t)).map((t) => t.close()));
-    await this.commitNow();
-    await this.drain(sinks, SINK_DRAIN_MS);
-    this.stopping = true;
-    await Promise.all(sinks.map((t) => t.close()));
-    await this.commitNow();
-    for (const log of this.logs.values()) log.close();
-    await this.db.close();
+    try {
+      if (!this.fatal) {
+        // Processors that write nothing downstream (sinks) then read to the end of what the others
+        // committed, so that what a stopped application produced is in its sinks, not left for its
+        // next start; bounded, as a sink whose destination is away would hold the stop forever.
+        const sinks = this.tasks.filter((t) => t.node.definition.outputs.length === 0);
+        const others = Promise.all(this.tasks.filter((t) => !sinks.includes(t)).map((t) => t.close()));
+        // Once a commit has failed, nothing the records in progress do can be committed: waiting
+        // for them (a sink retrying on a full disk) would only hang the stop.
+        await Promise.race([others, this.fatalSignal]);
+        if (!this.fatal) await Promise.race([this.commits.now(), this.fatalSignal]);
+        if (!this.fatal) await this.drain(sinks, SINK_DRAIN_MS);
+        this.stopping = true;
+        await Promise.race([Promise.all(sinks.map((t) => t.close())), this.fatalSignal]);
+      }
+      this.stopping = true;
+      if (this.fatal) {
+        await Promise.all(this.tasks.map((t) => t.abandon().catch(() => undefined)));
+      } else {
+        await this.commits.now();
+        if (options.dropTopics?.length && !this.fatal) await this.dropTopics(options.dropTopics);
+      }
+    } finally {
+      this.commits.close();
+      for (const log of this.logs.values()) log.close();
+      await this.db.close();
+    }
     if (this.fatal) throw this.fatal;
   }
 
@@ -238,14 +267,38 @@ export class EmbeddedRuntime<S = unknown> {
     }
   }
 
+  /** Inspects every partition before changing any: a refusal leaves the data directory as it was found. */
   private async openLogs(): Promise<void> {
+    const round = (await readJson<number>(this.db, metaKey('commit-round'))) ?? 0;
+    this.commits = new GroupCommit(this, round, this.options.commitIntervalMs ?? 5);
+    const opening: [PartitionLog, LogEnd | undefined][] = [];
+    const tails: UncommittedTail[] = [];
     for (const topic of this.options.topology.topics.values()) {
       for (let p = 0; p < this.partitions; p++) {
-        const log = new PartitionLog(join(this.options.dataDir, 'log', topic.name, String(p)), topic.name, p);
-        log.open(await readLogEnd(this.db, topic.name, p));
+        const log = new PartitionLog(join(this.options.dataDir, 'log', topic.name, String(p)), topic.name, p, { segmentBytes: this.options.segmentBytes });
         this.logs.set(`${topic.name}/${p}`, log);
+        const end = await readLogEnd(this.db, topic.name, p);
+        const { uncommitted } = log.inspect(end);
+        tails.push({ topic: topic.name, partition: p, end: end?.end ?? 0, ...uncommitted });
+        opening.push([log, end]);
       }
     }
+    refuseLostCommits(this.options.dataDir, round, tails);
+    for (const [log, end] of opening) {
+      log.open(end);
+      this.damage.add(log);
+    }
+  }
+
+  /** Forgets topics whose logs are about to be deleted (a replay's private topics), so no later open finds them missing. */
+  private async dropTopics(topics: readonly string[]): Promise<void> {
+    const ops: { type: 'del'; key: Buffer }[] = [];
+    for (const topic of topics) {
+      for (let p = 0; p < this.partitions; p++) ops.push({ type: 'del', key: logEndKey(topic, p) });
+      for (const t of this.consumers.get(topic) ?? []) ops.push({ type: 'del', key: positionKey(this.group(t.node.name), topic, t.partition) });
+    }
+    await this.db.batch(ops as never);
+    for (const topic of topics) rmSync(join(this.options.dataDir, 'log', topic), { recursive: true, force: true });
   }
 
   private async createTasks(): Promise<void> {
@@ -266,7 +319,7 @@ export class EmbeddedRuntime<S = unknown> {
           log: this.options.log,
           owns: owns ? (r) => owns(r, p, this.partitions) : (r) => partitionFor(r.key, this.partitions) === p,
           onActivity: () => {
-            this.requestCommit();
+            this.commits.request();
             this.pumpSoon(task);
           },
           onCommitted: this.options.onCommitted,
@@ -282,12 +335,17 @@ export class EmbeddedRuntime<S = unknown> {
     task.restoring();
     const group = this.group(task.node.name);
     const positions = new Map();
+    let lost = 0;
     for (const topic of task.node.inputs) {
       const stored = await readPosition(this.db, group, topic, task.partition);
       const log = this.log(topic, task.partition);
-      positions.set(topic, stored ?? { base: this.options.startAt?.(group, topic, log) ?? log.start, done: [] });
+      const { position, skipped } = this.damage.passOver(group, log, stored ?? { base: this.options.startAt?.(group, topic, log) ?? log.start, done: [] });
+      lost += skipped;
+      positions.set(topic, position);
     }
     await task.start(positions, await readCounters(this.db, group, task.partition));
+    // Counted once the stored totals are back, so that they add up across runs.
+    if (lost) task.metrics.count('lost-records', lost);
   }
 
   private pumpSoon(task: StreamTask<S>): void {
@@ -307,104 +365,39 @@ export class EmbeddedRuntime<S = unknown> {
     for (const topic of task.node.inputs) {
       const log = this.log(topic, task.partition);
       for (let capacity = task.capacity(); capacity > 0; capacity = task.capacity()) {
-        const records = log.read(task.nextOffset(topic), Math.min(capacity, 512));
-        if (records.length === 0) break;
+        const next = task.nextOffset(topic);
+        const records = log.read(next, Math.min(capacity, 512));
+        if (records.length === 0) {
+          // Offsets damage made unreadable: the restored position marks the range's last one finished.
+          const lost = log.lostAt(next);
+          if (!lost) break;
+          records.push(placeholder(log, lost.to - 1));
+        }
         task.offer(records);
       }
     }
   }
 
-  private requestCommit(): void {
-    if (this.committing) {
-      this.commitAgain = true;
-      return;
-    }
-    this.committing = true;
-    const wait = Math.max(0, (this.options.commitIntervalMs ?? 5) - (performance.now() - this.lastCommit));
-    setTimeout(() => {
-      this.commitLoop().catch((err) => this.fail(err as Error));
-    }, wait);
-  }
-
-  private async commitLoop(): Promise<void> {
-    try {
-      do {
-        this.commitAgain = false;
-        this.lastCommit = performance.now();
-        await this.commitRound();
-      } while (this.commitAgain && !this.fatal);
-    } finally {
-      this.committing = false;
-    }
-  }
-
-  private async commitNow(): Promise<void> {
-    while (this.committing) await new Promise((r) => setTimeout(r, 5));
-    this.committing = true;
-    try {
-      await this.commitRound();
-    } finally {
-      this.committing = false;
-    }
-  }
-
-  private async commitRound(): Promise<void> {
-    const commits: [StreamTask<S>, TaskCommit][] = [];
-    for (const task of this.tasks) {
-      const commit = task.takeCommit();
-      if (commit) commits.push([task, commit]);
-    }
-    const produced = this.pendingProduce.splice(0);
-    if (commits.length === 0 && produced.length === 0) return;
-
-    const appends = new Map<string, AppendRecord[]>();
-    const route = (o: OutputRecord) => {
-      const id = `${o.topic}/${partitionFor(o.key, this.partitions)}`;
-      let list = appends.get(id);
-      if (!list) appends.set(id, (list = []));
-      list.push(o);
-    };
-    for (const [, c] of commits) for (const o of c.outputs) route(o);
-    for (const p of produced) for (const o of p.outputs) route(o);
-
-    type Op = { type: 'put'; key: Buffer; value: Buffer } | { type: 'del'; key: Buffer };
-    const ops: Op[] = [];
-    const published: [PartitionLog, LogEnd, ReturnType<PartitionLog['append']>['written']][] = [];
-    for (const [id, records] of appends) {
-      const log = this.logs.get(id)!;
-      const { end, written } = log.append(records);
-      ops.push({ type: 'put', key: logEndKey(log.topic, log.partition), value: encodeJson(end) });
-      published.push([log, end, written]);
-    }
-    for (const [task, c] of commits) {
-      for (const { writes } of c.stores) {
-        for (const w of writes) ops.push(w.value === null ? { type: 'del', key: w.key } : { type: 'put', key: w.key, value: w.value });
-      }
-      const group = this.group(task.node.name);
-      for (const { topic, position } of c.positions) {
-        ops.push({ type: 'put', key: positionKey(group, topic, task.partition), value: encodeJson(position) });
-      }
-      for (const [name, total] of c.counters) {
-        ops.push({ type: 'put', key: counterKey(group, task.partition, name), value: Buffer.from(String(total)) });
-      }
-    }
-    try {
-      await this.db.batch(ops as never);
-    } catch (err) {
-      throw new Error(`commit failed, stopping (the crawl resumes from the last commit): ${(err as Error).message}`);
-    }
-    for (const [log, end, written] of published) {
-      log.publish(end, written);
-      for (const t of this.consumers.get(log.topic) ?? []) if (t.partition === log.partition) this.pumpSoon(t);
-    }
-    for (const [task, c] of commits) task.committed(c);
-    for (const p of produced) p.resolve();
-  }
-
-  private fail(err: Error): void {
+  /** Records a fatal error: no commit follows it, and every wait ends with it. */
+  fail(err: Error): void {
     if (!this.fatal) {
       this.fatal = err;
       this.options.log.warn(`fatal: ${err.message}`);
+      this.onFatal();
     }
+    this.commits.rejectPending(this.fatal);
+  }
+
+  get failed(): Error | undefined {
+    return this.fatal;
+  }
+
+  /** For the group commit: the log of `topic/partition`, and its readers to wake. */
+  logOf(id: string): PartitionLog {
+    return this.logs.get(id)!;
+  }
+
+  published(log: PartitionLog): void {
+    for (const t of this.consumers.get(log.topic) ?? []) if (t.partition === log.partition) this.pumpSoon(t);
   }
 }

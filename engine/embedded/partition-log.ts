@@ -1,15 +1,18 @@
-// One partition of a topic in the embedded runtime: append-only segment files of CRC-framed records.
+// One partition of a topic in the embedded runtime: append-only segment files of CRC-framed records
+// (frame.ts).
 //
 // Appends are written before the commit batch that records the new end in LevelDB; readers only see
-// up to that committed end. On open, anything past the committed end (the tail of a commit that a
-// kill -9 interrupted) is cut off, so a record is visible exactly when the store writes and input
-// positions committed with it are.
-//
-// Frame: [u32 payload length][u32 crc32(payload)] payload = [u48 offset][f64 timestamp][u16 key length][key][value]
+// up to that committed end. Opening is two steps so that nothing is changed before the runtime has
+// decided to go on: `inspect` reads every segment (frames intact, offsets contiguous from each
+// segment's base to the next one's, up to the committed end) and finds what lies past the committed
+// end; `open` then cuts that tail off (the rest of a commit a kill -9 interrupted), so a record is
+// visible exactly when the store writes and input positions committed with it are. Offsets that
+// damage made unreadable are reported as lost ranges; reads pass over them.
 import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
 import type { RawRecord } from '../task/stream-task.js';
+import { decodeFrame, encodeFrames, FRAME_HEADER, framesLength, payloadLength, type FrameRecord } from './frame.js';
+import { INDEX_EVERY, scanCommitted, scanTail, type TailScan } from './segment-scan.js';
 
 export interface LogEnd {
   /** Next offset to be written. */
@@ -19,103 +22,170 @@ export interface LogEnd {
   position: number;
 }
 
+/** Offsets [from, to) of one partition that can no longer be read, and why. */
+export interface LostRange {
+  topic: string;
+  partition: number;
+  from: number;
+  to: number;
+  cause: string;
+}
+
+export interface LogInspection {
+  lost: LostRange[];
+  /** Intact records past the committed end and the commit rounds that wrote them. */
+  uncommitted: TailScan;
+}
+
 interface Segment {
   base: number;
   path: string;
   fd: number;
+  /** Readable bytes (for the last segment, also where the next append goes). */
   size: number;
-  /** Sparse index: [offset, byte position] every INDEX_EVERY bytes. */
+  /** Sparse index: [offset, byte position] every INDEX_EVERY bytes and after every gap. */
   index: number[];
   /** Newest record timestamp, for time-based retention. */
   newest: number;
 }
 
-const FRAME_HEADER = 8;
-const PAYLOAD_FIXED = 6 + 8 + 2;
-const INDEX_EVERY = 64 * 1024;
+interface Plan {
+  committed: LogEnd | undefined;
+  keep: Segment[];
+  /** Where to cut the committed segment: bytes past it hold no committed record. */
+  cutTo?: number;
+  remove: { fd: number; path: string }[];
+  /** The committed segment is missing or damaged: appends go to a new segment. */
+  freshSegment: boolean;
+  inspection: LogInspection;
+}
+
 const SEGMENT_BYTES = 128 * 1024 * 1024;
 const TAIL_BYTES = 4 * 1024 * 1024;
-const MAX_FRAME = 64 * 1024 * 1024;
 
-export interface AppendRecord {
-  key: string;
-  value: Buffer;
-  timestamp: number;
-}
+export type AppendRecord = FrameRecord;
 
 export class PartitionLog {
   private segments: Segment[] = [];
   private committedEnd = 0;
   private writeEnd = 0;
+  private lost: LostRange[] = [];
+  private plan: Plan | undefined;
   /** Recently committed records, so consumers that keep up never touch the disk. */
   private tail: RawRecord[] = [];
   private tailBytes = 0;
+  private readonly segmentBytes: number;
 
   constructor(
     private readonly dir: string,
     readonly topic: string,
     readonly partition: number,
-  ) {}
-
-  open(committed: LogEnd | undefined): void {
-    mkdirSync(this.dir, { recursive: true });
-    const bases = readdirSync(this.dir)
-      .filter((f) => f.endsWith('.log'))
-      .map((f) => Number(f.slice(0, -4)))
-      .sort((a, b) => a - b);
-    for (const base of bases) {
-      const keep = committed !== undefined && base <= committed.segment;
-      const path = this.segmentPath(base);
-      if (!keep) {
-        unlinkSync(path); // written after the last commit: never visible, never acknowledged
-        continue;
-      }
-      const fd = openSync(path, 'r+');
-      if (base === committed!.segment) ftruncateSync(fd, committed!.position);
-      const segment: Segment = { base, path, fd, size: fstatSync(fd).size, index: [], newest: 0 };
-      this.scan(segment, base === committed!.segment);
-      this.segments.push(segment);
-    }
-    this.committedEnd = this.writeEnd = committed?.end ?? 0;
-    if (this.segments.length === 0) this.segments.push(this.createSegment(this.writeEnd));
+    options: { segmentBytes?: number } = {},
+  ) {
+    this.segmentBytes = options.segmentBytes ?? SEGMENT_BYTES;
   }
 
-  /** Writes records after the current end; they stay invisible until `publish`. */
-  append(records: AppendRecord[]): { end: LogEnd; written: RawRecord[] } {
+  /** Checks the segments against the committed end without changing anything on disk. */
+  inspect(committed: LogEnd | undefined): LogInspection {
+    this.closeFiles();
+    const bases = existsSync(this.dir)
+      ? readdirSync(this.dir).filter((f) => /^\d{20}\.log$/.test(f)).map((f) => Number(f.slice(0, -4))).sort((a, b) => a - b)
+      : [];
+    const lost: LostRange[] = [];
+    const uncommitted: TailScan = { records: 0, newestRound: 0, oldestRound: Infinity };
+    const addTail = (t: TailScan) => {
+      uncommitted.records += t.records;
+      uncommitted.newestRound = Math.max(uncommitted.newestRound, t.newestRound);
+      uncommitted.oldestRound = Math.min(uncommitted.oldestRound, t.oldestRound);
+    };
+    const plan: Plan = { committed, keep: [], remove: [], freshSegment: false, inspection: { lost, uncommitted } };
+    this.plan = plan;
+    const loseTo = (from: number, to: number, cause: string) => {
+      if (to > from) lost.push({ topic: this.topic, partition: this.partition, from, to, cause });
+    };
+    const kept = committed ? bases.filter((b) => b <= committed.segment) : [];
+    for (const base of bases) {
+      const path = this.segmentPath(base);
+      const fd = openSync(path, 'r+');
+      const size = fstatSync(fd).size;
+      if (!committed || base > committed.segment) {
+        // Written after the last commit: never visible, never acknowledged.
+        plan.remove.push({ fd, path });
+        addTail(scanTail(fd, size, 0));
+        continue;
+      }
+      const last = base === committed.segment;
+      const i = kept.indexOf(base);
+      const next = i + 1 < kept.length ? kept[i + 1] : last ? committed.end : committed.segment;
+      const scan = scanCommitted(fd, size, base, last ? committed.position : size, next);
+      for (const g of scan.gaps) loseTo(g.from, g.to, `${this.name(base)}: ${g.cause}`);
+      const why = last && size < committed.position
+        ? `is ${size} bytes long where the state records ${committed.position} (cut short)`
+        : scan.broken ? `has ${scan.broken}` : `ends at offset ${scan.next - 1} where the next segment starts at ${next}`;
+      loseTo(scan.next, next, `${this.name(base)} ${why}`);
+      if (last) {
+        if (size > committed.position) {
+          plan.cutTo = committed.position;
+          addTail(scanTail(fd, size, committed.position));
+        }
+        // Damage that cost offsets is left as found, and writing goes on in a new segment; a torn
+        // frame that held no committed offset is only cut off.
+        plan.freshSegment = scan.next < committed.end || scan.gaps.length > 0;
+        if (!plan.freshSegment && scan.broken) plan.cutTo = scan.readableEnd;
+      }
+      plan.keep.push({ base, path, fd, size: scan.readableEnd, index: scan.index, newest: scan.newest });
+    }
+    if (committed && !kept.includes(committed.segment)) {
+      loseTo(committed.segment, committed.end, `${this.name(committed.segment)} is missing`);
+      plan.freshSegment = true;
+    }
+    return plan.inspection;
+  }
+
+  /**
+   * Opens the log at the committed end: what `inspect` found past it is cut off, damaged ranges are
+   * remembered (and never read). Inspects first unless `inspect` was called with the same end.
+   */
+  open(committed: LogEnd | undefined): LogInspection {
+    const plan = this.plan && this.plan.committed === committed ? this.plan : (this.inspect(committed), this.plan!);
+    this.plan = undefined;
+    mkdirSync(this.dir, { recursive: true });
+    for (const r of plan.remove) {
+      closeSync(r.fd);
+      unlinkSync(r.path);
+    }
+    if (plan.cutTo !== undefined) ftruncateSync(plan.keep[plan.keep.length - 1].fd, plan.cutTo);
+    this.segments = plan.keep;
+    this.lost = plan.inspection.lost;
+    this.committedEnd = this.writeEnd = committed?.end ?? 0;
+    // A damaged segment is left as it was found; writing goes on in a new one.
+    if (this.segments.length === 0 || plan.freshSegment) this.segments.push(this.createSegment(this.writeEnd));
+    return plan.inspection;
+  }
+
+  /** Writes records after the current end, stamped with the commit round; invisible until `publish`. */
+  append(records: AppendRecord[], round = 0): { end: LogEnd; written: RawRecord[] } {
     let segment = this.segments[this.segments.length - 1];
-    if (segment.size >= SEGMENT_BYTES) {
+    if (segment.size >= this.segmentBytes) {
       segment = this.createSegment(this.writeEnd);
       this.segments.push(segment);
     }
     // One buffer for the whole append: each value is copied once, and one write reaches the file.
     const keys = records.map((r) => Buffer.from(r.key, 'utf8'));
-    let bytes = 0;
-    for (let i = 0; i < records.length; i++) bytes += FRAME_HEADER + PAYLOAD_FIXED + keys[i].length + records[i].value.length;
-    const buffer = Buffer.allocUnsafe(bytes);
+    const buffer = Buffer.allocUnsafe(framesLength(records, keys));
+    const starts = encodeFrames(buffer, records, keys, this.writeEnd, round);
     const written: RawRecord[] = [];
-    let at = 0;
     for (let i = 0; i < records.length; i++) {
       const r = records[i];
-      const key = keys[i];
       const offset = this.writeEnd++;
-      const payloadLength = PAYLOAD_FIXED + key.length + r.value.length;
-      buffer.writeUInt32BE(payloadLength, at);
-      buffer.writeUIntBE(offset, at + 8, 6);
-      buffer.writeDoubleBE(r.timestamp, at + 14);
-      buffer.writeUInt16BE(key.length, at + 22);
-      key.copy(buffer, at + 24);
-      r.value.copy(buffer, at + 24 + key.length);
-      buffer.writeUInt32BE(crc32(buffer.subarray(at + FRAME_HEADER, at + FRAME_HEADER + payloadLength)), at + 4);
-      if (segment.index.length === 0 || segment.size + at - segment.index[segment.index.length - 1] >= INDEX_EVERY) {
-        segment.index.push(offset, segment.size + at);
-      }
-      at += FRAME_HEADER + payloadLength;
+      const at = segment.size + starts[i];
+      if (segment.index.length === 0 || at - segment.index[segment.index.length - 1] >= INDEX_EVERY) segment.index.push(offset, at);
       if (r.timestamp > segment.newest) segment.newest = r.timestamp;
       written.push({ topic: this.topic, partition: this.partition, offset, timestamp: r.timestamp, key: r.key, value: r.value });
     }
     let done = 0;
     while (done < buffer.length) done += writeSync(segment.fd, buffer, done, buffer.length - done, segment.size + done);
-    segment.size += bytes;
+    segment.size += buffer.length;
     return { end: { end: this.writeEnd, segment: segment.base, position: segment.size }, written };
   }
 
@@ -139,23 +209,54 @@ export class PartitionLog {
     return this.segments[0].base;
   }
 
-  /** Committed records from `from`, at most `max` of them and roughly `maxBytes`. */
+  /** Ranges of offsets found unreadable when the log was opened, in offset order. */
+  get lostRanges(): readonly LostRange[] {
+    return this.lost;
+  }
+
+  /** The lost range holding `offset`, if any: readers pass over it instead of waiting for it. */
+  lostAt(offset: number): LostRange | undefined {
+    return this.lost.find((r) => r.from <= offset && offset < r.to);
+  }
+
+  /**
+   * Committed records from `from`, at most `max` of them and roughly `maxBytes`. Lost offsets are
+   * never returned: a read goes on after them, so no caller waits for offsets that will not appear.
+   */
   read(from: number, max: number, maxBytes = 8 * 1024 * 1024): RawRecord[] {
-    if (from >= this.committedEnd || max <= 0) return [];
-    from = Math.max(from, this.start);
+    const out: RawRecord[] = [];
+    for (from = Math.max(from, this.start); out.length < max && from < this.committedEnd; ) {
+      const lost = this.lostAt(from);
+      if (lost) {
+        from = lost.to;
+        continue;
+      }
+      const until = Math.min(this.committedEnd, this.lost.find((r) => r.from > from)?.from ?? Infinity);
+      const want = Math.min(max - out.length, until - from);
+      const chunk = this.readRange(from, want, maxBytes);
+      for (const r of chunk) out.push(r);
+      if (chunk.length < want) break; // the byte budget is spent
+      from = until;
+    }
+    return out;
+  }
+
+  private readRange(from: number, max: number, maxBytes: number): RawRecord[] {
     const tailStart = this.tail.length ? this.tail[0].offset : Infinity;
     if (from >= tailStart) {
       const i = from - tailStart;
       return this.tail.slice(i, Math.min(this.tail.length, i + max));
     }
-    return this.readFromDisk(from, Math.min(max, this.committedEnd - from), maxBytes);
+    return this.readFromDisk(from, max, maxBytes);
   }
 
   /** Offset of the first record with a timestamp at or after `time` (for replay --since). */
   offsetForTime(time: number): number {
     for (const segment of this.segments) {
       if (segment.newest < time) continue;
-      for (const r of this.readSegment(segment, segment.base, Infinity, Infinity)) if (r.timestamp >= time) return r.offset;
+      for (const r of this.readSegment(segment, segment.base, Infinity, Infinity)) {
+        if (r.timestamp >= time && !this.lostAt(r.offset)) return r.offset;
+      }
     }
     return this.committedEnd;
   }
@@ -171,12 +272,22 @@ export class PartitionLog {
       this.segments.shift();
       deleted++;
     }
+    if (deleted) this.lost = this.lost.filter((r) => r.to > this.start);
     return deleted;
   }
 
   close(): void {
-    for (const s of this.segments) closeSync(s.fd);
+    this.closeFiles();
     this.segments = [];
+  }
+
+  private closeFiles(): void {
+    for (const s of this.segments) closeSync(s.fd);
+    if (this.plan) {
+      for (const s of this.plan.keep) closeSync(s.fd);
+      for (const r of this.plan.remove) closeSync(r.fd);
+      this.plan = undefined;
+    }
   }
 
   private readFromDisk(from: number, max: number, maxBytes: number): RawRecord[] {
@@ -203,54 +314,18 @@ export class PartitionLog {
     const header = Buffer.allocUnsafe(FRAME_HEADER);
     let count = 0;
     let bytes = 0;
-    while (position < segment.size && count < max && bytes < maxBytes) {
+    while (position + FRAME_HEADER <= segment.size && count < max && bytes < maxBytes) {
       readSync(segment.fd, header, 0, FRAME_HEADER, position);
-      const length = header.readUInt32BE(0);
-      const payload = Buffer.allocUnsafe(length);
-      readSync(segment.fd, payload, 0, length, position + FRAME_HEADER);
-      position += FRAME_HEADER + length;
-      const offset = payload.readUIntBE(0, 6);
-      if (offset < from) continue;
-      const keyLength = payload.readUInt16BE(14);
+      const length = payloadLength(header, 0);
+      if (length < 0 || position + FRAME_HEADER + length > segment.size) return; // checked at open: cannot happen unless changed since
+      const frame = Buffer.allocUnsafe(FRAME_HEADER + length);
+      readSync(segment.fd, frame, 0, frame.length, position);
+      position += frame.length;
+      const r = decodeFrame(frame, 0, length);
+      if (r.offset < from) continue;
       count++;
       bytes += length;
-      yield {
-        topic: this.topic, partition: this.partition, offset,
-        timestamp: payload.readDoubleBE(6),
-        key: payload.toString('utf8', 16, 16 + keyLength),
-        value: payload.subarray(16 + keyLength),
-      };
-    }
-  }
-
-  /**
-   * Rebuilds the sparse index. Only the last segment can hold a torn write, so only its frames are
-   * checked against their CRC; a torn or corrupt tail is cut off.
-   */
-  private scan(segment: Segment, verify: boolean): void {
-    const head = Buffer.allocUnsafe(FRAME_HEADER + PAYLOAD_FIXED);
-    let position = 0;
-    let lastIndexed = -Infinity;
-    while (position + head.length <= segment.size) {
-      readSync(segment.fd, head, 0, head.length, position);
-      const length = head.readUInt32BE(0);
-      if (length < PAYLOAD_FIXED || length > MAX_FRAME || position + FRAME_HEADER + length > segment.size) break;
-      if (verify) {
-        const payload = Buffer.allocUnsafe(length);
-        readSync(segment.fd, payload, 0, length, position + FRAME_HEADER);
-        if (crc32(payload) !== head.readUInt32BE(4)) break;
-      }
-      const offset = head.readUIntBE(FRAME_HEADER, 6);
-      if (position - lastIndexed >= INDEX_EVERY) {
-        segment.index.push(offset, position);
-        lastIndexed = position;
-      }
-      segment.newest = Math.max(segment.newest, head.readDoubleBE(FRAME_HEADER + 6));
-      position += FRAME_HEADER + length;
-    }
-    if (position < segment.size) {
-      ftruncateSync(segment.fd, position);
-      segment.size = position;
+      yield { topic: this.topic, partition: this.partition, offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value };
     }
   }
 
@@ -261,7 +336,11 @@ export class PartitionLog {
     return { base, path, fd, size: 0, index: [], newest: 0 };
   }
 
+  private name(base: number): string {
+    return `${String(base).padStart(20, '0')}.log`;
+  }
+
   private segmentPath(base: number): string {
-    return join(this.dir, `${String(base).padStart(20, '0')}.log`);
+    return join(this.dir, this.name(base));
   }
 }

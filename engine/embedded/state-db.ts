@@ -1,6 +1,8 @@
 // Layout of the embedded runtime's LevelDB: one database per data directory holds every task's
 // stores, every consumer position, the committed end of every log partition, counters and the
-// schema registry — so that one batch can commit all of them together.
+// schema registry — so that one batch can commit all of them together. Meta keys: `log-id` (the log
+// identity, also in log/IDENTITY), `format` (data format, see data-dir.ts), `commit-round` (the last
+// group commit's number, written by every commit), `partitions`, `scale-events`.
 import { Level } from 'level';
 import type { InputPosition } from '../task/input-position.js';
 import type { LogEnd } from './partition-log.js';

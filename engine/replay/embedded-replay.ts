@@ -1,11 +1,13 @@
 // Replay on the embedded runtime: a plan's processors over the data directory's retained topic, under
 // their own consumer identity (`replay-<id>.<processor>`), so the live positions are not touched. The
-// embedded data directory belongs to one process at a time: replay a stopped application.
-import { join } from 'node:path';
-import { rmSync } from 'node:fs';
+// embedded data directory belongs to one process at a time: replay a stopped application. Records
+// that log damage made unreadable are passed over, counted and reported: a replay of a damaged log
+// finishes, and says what it could not replay.
 import type { Logger } from '../api.js';
 import { EmbeddedRuntime } from '../embedded/embedded-runtime.js';
 import type { PartitionLog } from '../embedded/partition-log.js';
+import type { DamageSummary } from '../embedded/log-damage.js';
+import { checkBeforeState } from '../embedded/data-dir.js';
 import type { ReplayPlan } from './replay-plan.js';
 import { copiedAway, readScaleEvents } from '../scale/scale-history.js';
 import { ProgressMeter, type ReplayProgress, type ReplayView } from './replay-progress.js';
@@ -27,9 +29,16 @@ export interface EmbeddedReplayOptions<S> {
   onStarted?: (view: ReplayView<S>) => void;
 }
 
-export async function runEmbeddedReplay<S>(o: EmbeddedReplayOptions<S>): Promise<ReplayProgress> {
+export interface EmbeddedReplayResult extends ReplayProgress {
+  /** Records of the replayed range that could not be read (log damage), with where and why. */
+  lost: DamageSummary;
+}
+
+export async function runEmbeddedReplay<S>(o: EmbeddedReplayOptions<S>): Promise<EmbeddedReplayResult> {
   const { plan } = o;
   const groupOf = (processor: string) => `replay-${plan.id}.${processor}`;
+  // Reading the scale history opens the state: a missing one must be refused before that creates it.
+  checkBeforeState(o.dataDir);
   const scaleEvents = await readScaleEvents(o.dataDir);
   const start = (topic: string, log: PartitionLog) =>
     topic !== plan.from ? log.start : Math.min(log.end, Math.max(log.start, o.since !== undefined ? log.offsetForTime(o.since) : (o.fromOffset ?? log.start)));
@@ -57,16 +66,22 @@ export async function runEmbeddedReplay<S>(o: EmbeddedReplayOptions<S>): Promise
     }
     const meter = new ProgressMeter(total);
     const reader = plan.topology.processors.find((p) => p.inputs.includes(plan.from))!.name;
-    // Committed, not read: a concurrent processor reads far ahead of what it has finished.
-    const done = () => runtime.tasks.filter((t) => t.node.name === reader).reduce((n, t) => n + Math.max(0, t.committedBase(plan.from) - starts[t.partition]), 0);
+    const readers = () => runtime.tasks.filter((t) => t.node.name === reader);
+    // Progress counts committed records, not records read: a concurrent processor reads far ahead of
+    // what it has finished. Once idle, everything read is finished.
+    const done = () => readers().reduce((n, t) => n + Math.max(0, t.committedBase(plan.from) - starts[t.partition]), 0);
+    const read = () => readers().reduce((n, t) => n + (t.nextOffset(plan.from) - starts[t.partition]), 0);
     await runtime.start();
     if (o.onProgress) timer = setInterval(() => o.onProgress!(meter.measure(done())), 2000);
     await runtime.whenIdle(o.signal);
-    await runtime.stop(); // the last positions commit here
-    return meter.measure(done());
+    const lost = runtime.damageSummary();
+    if (lost.unprocessed) {
+      o.log.warn(`replay ${plan.id}: ${lost.unprocessed} records could not be read (log damage, see above) and were not replayed`);
+    }
+    return { ...meter.measure(read()), lost };
   } finally {
     if (timer) clearInterval(timer);
-    await runtime.stop();
-    if (!o.signal?.aborted) for (const t of plan.privateTopics) rmSync(join(o.dataDir, 'log', t), { recursive: true, force: true });
+    // The private topics go with their recorded ends and positions, so a later open finds nothing missing.
+    await runtime.stop(o.signal?.aborted ? {} : { dropTopics: plan.privateTopics });
   }
 }

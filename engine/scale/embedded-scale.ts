@@ -10,7 +10,8 @@ import { storePrefix, prefixEnd } from '../stores/level-store.js';
 import type { StoreSpec } from '../stores/key-value-store.js';
 import type { Topology } from '../topology.js';
 import type { InputPosition } from '../task/input-position.js';
-import { PartitionLog, type AppendRecord } from '../embedded/partition-log.js';
+import { PartitionLog, type AppendRecord, type LostRange } from '../embedded/partition-log.js';
+import { checkBeforeState, refuseLostCommits, settleIdentity, type UncommittedTail } from '../embedded/data-dir.js';
 import { encodeJson, logEndKey, metaKey, openStateDb, positionKey, readJson, readLogEnd, readPosition } from '../embedded/state-db.js';
 import type { ScaleEvent } from './scale-history.js';
 
@@ -21,16 +22,24 @@ export interface ScaleReport {
   keys: number;
   movedKeys: number;
   copiedRecords: number;
+  /** Ranges damage made unreadable that held records some consumer had not processed: they were not carried over. */
+  lost: LostRange[];
 }
 
 /** `keysOf`: a store whose keys are routing keys, to report how many of them changed owner. */
-export async function scaleEmbedded(dataDir: string, to: number, topology: Topology, keysOf: StoreSpec<string, unknown>): Promise<ScaleReport> {
+export async function scaleEmbedded(dataDir: string, to: number, topology: Topology, keysOf: StoreSpec<string, unknown>,
+  log: { info(m: string): void } = { info: () => {} }): Promise<ScaleReport> {
+  // The same checks as a run: a state that lost its log, or lost commits, must not be rewritten here.
+  const found = checkBeforeState(dataDir);
   const db = await openStateDb(join(dataDir, 'state'));
   const logs: PartitionLog[] = [];
   try {
     const from = await readJson<number>(db, metaKey('partitions'));
     if (from === undefined) throw new Error(`${dataDir} holds no crawl`);
     if (to <= from) throw new Error(`the crawl has ${from} partitions; scale can only grow it (asked for ${to})`);
+    await settleIdentity(db, dataDir, found, log);
+    await refuseUnsafeLog(db, dataDir, topology, from);
+    const lost: LostRange[] = [];
     const ops: { type: 'put'; key: Buffer; value: Buffer }[] = [];
     const event: ScaleEvent = { from, to, at: Date.now(), copied: {} };
     let copiedRecords = 0;
@@ -49,6 +58,7 @@ export async function scaleEmbedded(dataDir: string, to: number, topology: Topol
         for (const g of groups) positions.set(g, (await readPosition(db, g, topic.name, p)) ?? { base: log.start, done: [] });
         // Below every consumer's position the records are done for all: nothing to carry over.
         const threshold = groups.length ? Math.min(...[...positions.values()].map((x) => x.base)) : log.end;
+        lost.push(...log.lostRanges.filter((r) => r.to > threshold));
         event.copied[`${topic.name}/${p}`] = [threshold, log.end];
         for (let offset = threshold; offset < log.end; ) {
           const batch = log.read(offset, 1024);
@@ -88,11 +98,25 @@ export async function scaleEmbedded(dataDir: string, to: number, topology: Topol
     // cut off when the logs are next opened); after it, the new count holds everywhere.
     await db.batch(ops);
     const { keys, moved } = await movedKeys(db, keysOf.name, from, to);
-    return { from, to, keys, movedKeys: moved, copiedRecords };
+    return { from, to, keys, movedKeys: moved, copiedRecords, lost };
   } finally {
     for (const log of logs) log.close();
     await db.close();
   }
+}
+
+/** Records of a commit round later than the state's prove it lost commits (see refuseLostCommits). */
+async function refuseUnsafeLog(db: Awaited<ReturnType<typeof openStateDb>>, dataDir: string, topology: Topology, partitions: number): Promise<void> {
+  const round = (await readJson<number>(db, metaKey('commit-round'))) ?? 0;
+  const tails: UncommittedTail[] = [];
+  for (const topic of topology.topics.values()) {
+    for (let p = 0; p < partitions; p++) {
+      const log = new PartitionLog(join(dataDir, 'log', topic.name, String(p)), topic.name, p);
+      const end = await readLogEnd(db, topic.name, p);
+      tails.push({ topic: topic.name, partition: p, end: end?.end ?? 0, ...log.inspect(end).uncommitted });
+    }
+  }
+  refuseLostCommits(dataDir, round, tails);
 }
 
 /** Keys of one store, and how many of them changed owner. */

@@ -61,3 +61,13 @@ export function pagesFetchedTwice(requests: WebRequest[]): string[] {
   }
   return [...counts].filter(([u, n]) => n > 1 && !retried.has(u)).map(([u, n]) => `${u} ×${n}`);
 }
+
+/** The most requests the log shows in flight at one moment, among `requests`. */
+export function peakConcurrency(requests: WebRequest[]): number {
+  const events = requests.flatMap((r) => [[r.startedAt, 1], [r.endedAt, -1]] as [number, number][]);
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]); // an end before a start at the same instant
+  let now = 0;
+  let peak = 0;
+  for (const [, d] of events) peak = Math.max(peak, (now += d));
+  return peak;
+}

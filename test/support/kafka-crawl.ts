@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSyntheticWeb, type SyntheticWeb } from '../../test-web/synthetic-web.js';
+import { startSyntheticWeb, type ScenarioName, type SyntheticWeb } from '../../test-web/synthetic-web.js';
 import { query, runCli, type CliRun } from './cli.js';
 import { requireServices } from './services.js';
 import { crawlLevelFlags, fetchCounts, FETCH_COUNTS_SQL, type FetchCounts, type PageRow } from './crawl-outcome-tests.js';
@@ -22,29 +22,34 @@ export interface KafkaCrawl {
   fetches: FetchCounts;
 }
 
-/**
- * Runs a whole crawl on Kafka; `midway` is called once the server has seen `after` requests;
- * `workerArgs` adds options to worker i's command line.
- */
-export async function kafkaCrawl(
-  name: string, midway?: { after: number; act: (c: KafkaCrawl) => void }, workerArgs: (i: number) => string[] = () => [],
-): Promise<KafkaCrawl> {
+export interface KafkaCrawlOptions {
+  scenario?: ScenarioName;
+  /** Crawl-level flags for `seed` (default: the synthetic web's expected options). */
+  seedFlags?: string[] | ((web: SyntheticWeb) => string[]);
+  /** Wait for `status --wait-idle` (default), or let the workers run this long and stop them. */
+  runForMs?: number;
+  /** Options added to worker i's command line. */
+  workerArgs?: (i: number) => string[];
+}
+
+/** Runs a whole crawl on Kafka; `midway` is called once the server has seen `after` requests. */
+export async function kafkaCrawl(name: string, midway?: { after: number; act: (c: KafkaCrawl) => void }, o: KafkaCrawlOptions = {}): Promise<KafkaCrawl> {
   const { kafka, registry, clickhouse } = requireServices();
   const id = `${name}${Date.now()}`;
   const prefix = `${id}.`;
   const chUrl = `${clickhouse}/${id}`;
   const kafkaFlags = ['--brokers', kafka, '--topic-prefix', prefix];
-  const web = await startSyntheticWeb({ scenario: 'test' });
+  const web = await startSyntheticWeb({ scenario: o.scenario ?? 'test' });
   const topics = await runCli(['topics', 'create', ...kafkaFlags, '--partitions', '4']);
   assert.equal(topics.code, 0, topics.stderr);
   const crawl: KafkaCrawl = { web, prefix, chUrl, workers: [], idle: undefined as never, pages: [], fetches: fetchCounts({}) };
   for (let i = 0; i < 2; i++) {
     crawl.workers.push(runCli([
       'worker', ...kafkaFlags, '--schema-registry', registry, '--clickhouse-url', chUrl, '--allow-network', '127.0.0.0/8',
-      '--data-dir', mkdtempSync(join(tmpdir(), `${id}-w${i}-`)), '--session-timeout-ms', '6000', ...workerArgs(i),
+      '--data-dir', mkdtempSync(join(tmpdir(), `${id}-w${i}-`)), '--session-timeout-ms', '6000', ...(o.workerArgs?.(i) ?? []),
     ]));
   }
-  const seed = await runCli(['seed', ...kafkaFlags, '--schema-registry', registry, ...crawlLevelFlags(), ...web.seeds]);
+  const seed = await runCli(['seed', ...kafkaFlags, '--schema-registry', registry, ...(typeof o.seedFlags === 'function' ? o.seedFlags(web) : o.seedFlags ?? crawlLevelFlags()), ...web.seeds]);
   assert.equal(seed.code, 0, seed.stderr);
   let acted = false;
   const timer = setInterval(() => {
@@ -53,7 +58,15 @@ export async function kafkaCrawl(
       midway.act(crawl);
     }
   }, 10);
-  crawl.idle = await runCli(['status', ...kafkaFlags, '--wait-idle', '--timeout', '420']);
+  if (o.runForMs !== undefined) {
+    // A crawl that never drains (--recrawl) runs for a while; its workers then stop as Ctrl-C stops them.
+    await new Promise((r) => setTimeout(r, o.runForMs));
+    crawl.idle = await runCli(['status', ...kafkaFlags]);
+    for (const w of crawl.workers) w.child.kill('SIGTERM');
+    await Promise.all(crawl.workers);
+  } else {
+    crawl.idle = await runCli(['status', ...kafkaFlags, '--wait-idle', '--timeout', '420']);
+  }
   clearInterval(timer);
   if (crawl.idle.code !== 0) {
     // Say why: the status table and what the workers said.

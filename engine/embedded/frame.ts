@@ -1,0 +1,105 @@
+// The on-disk frame of one log record.
+//
+// Format 2 (written since data directories carry a log identity):
+//   [u32 0x80000000 | payload length][u32 crc32(payload) seeded with V2_SEED]
+//   payload = [u48 offset][u48 commit round][f64 timestamp][u16 key length][key][value]
+// Format 1 (older data directories, still read):
+//   [u32 payload length][u32 crc32(payload)]   payload = [u48 offset][f64 timestamp][u16 key length][key][value]
+//
+// The commit round lets an open tell the tail of one interrupted commit (the round after the last
+// one the state recorded) from records of commits the state has lost. The top bit of the length
+// tells the formats apart frame by frame (no format-1 frame is anywhere near 2 GiB), and format 2's
+// CRC starts from its own seed, so a flipped bit cannot make a frame pass as the other format. (A
+// seed rather than covering the header bytes: one CRC call per frame keeps opening 1 GiB of log
+// within the time reading it takes.)
+import { crc32 } from 'node:zlib';
+
+export const FRAME_HEADER = 8;
+export const MAX_FRAME = 64 * 1024 * 1024;
+const V2 = 0x80000000;
+const V2_SEED = crc32('crawlstream frame format 2');
+const FIXED_V1 = 6 + 8 + 2;
+const FIXED_V2 = 6 + 6 + 8 + 2;
+
+export interface FrameRecord {
+  key: string;
+  value: Buffer;
+  timestamp: number;
+}
+
+export interface DecodedFrame {
+  offset: number;
+  /** Commit round that wrote it; 0 for format-1 frames and for writes outside a commit round. */
+  round: number;
+  timestamp: number;
+  key: string;
+  value: Buffer;
+}
+
+/** Bytes `encodeFrames` needs for these records. */
+export function framesLength(records: readonly FrameRecord[], keys: readonly Buffer[]): number {
+  let bytes = 0;
+  for (let i = 0; i < records.length; i++) bytes += FRAME_HEADER + FIXED_V2 + keys[i].length + records[i].value.length;
+  return bytes;
+}
+
+/** Writes format-2 frames for `records` (offsets from `firstOffset`) into `buffer`; returns each frame's start. */
+export function encodeFrames(buffer: Buffer, records: readonly FrameRecord[], keys: readonly Buffer[], firstOffset: number, round: number): number[] {
+  const starts: number[] = [];
+  let at = 0;
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i];
+    const key = keys[i];
+    const length = FIXED_V2 + key.length + r.value.length;
+    starts.push(at);
+    buffer.writeUInt32BE((V2 | length) >>> 0, at);
+    buffer.writeUIntBE(firstOffset + i, at + 8, 6);
+    buffer.writeUIntBE(round, at + 14, 6);
+    buffer.writeDoubleBE(r.timestamp, at + 20);
+    buffer.writeUInt16BE(key.length, at + 28);
+    key.copy(buffer, at + 30);
+    r.value.copy(buffer, at + 30 + key.length);
+    buffer.writeUInt32BE(frameCrc(buffer, at, length), at + 4);
+    at += FRAME_HEADER + length;
+  }
+  return starts;
+}
+
+/**
+ * Payload length of the frame whose header starts at `at`, or -1 when the header cannot start a
+ * frame (a length no writer produces). Needs FRAME_HEADER bytes at `at`.
+ */
+export function payloadLength(buffer: Buffer, at: number): number {
+  const word = buffer.readUInt32BE(at);
+  const length = word & 0x7fffffff;
+  const fixed = word & V2 ? FIXED_V2 : FIXED_V1;
+  return length < fixed || length > MAX_FRAME ? -1 : length;
+}
+
+/** Whether the whole frame at `at` (header and payload in `buffer`) matches its CRC. */
+export function frameIntact(buffer: Buffer, at: number, length: number): boolean {
+  return frameCrc(buffer, at, length) === buffer.readUInt32BE(at + 4);
+}
+
+/** Offset, round and timestamp of the frame at `at` (its header and fixed payload fields in `buffer`). */
+export function frameHead(buffer: Buffer, at: number): { offset: number; round: number; timestamp: number } {
+  const v2 = (buffer.readUInt32BE(at) & V2) !== 0;
+  const p = at + FRAME_HEADER;
+  return v2
+    ? { offset: buffer.readUIntBE(p, 6), round: buffer.readUIntBE(p + 6, 6), timestamp: buffer.readDoubleBE(p + 12) }
+    : { offset: buffer.readUIntBE(p, 6), round: 0, timestamp: buffer.readDoubleBE(p + 6) };
+}
+
+/** The record of a frame whose header and payload are in `buffer` at `at`; the value is a view. */
+export function decodeFrame(buffer: Buffer, at: number, length: number): DecodedFrame {
+  const v2 = (buffer.readUInt32BE(at) & V2) !== 0;
+  const head = frameHead(buffer, at);
+  const keyAt = at + FRAME_HEADER + (v2 ? FIXED_V2 : FIXED_V1);
+  const keyLength = buffer.readUInt16BE(keyAt - 2);
+  const end = at + FRAME_HEADER + length;
+  return { ...head, key: buffer.toString('utf8', keyAt, Math.min(end, keyAt + keyLength)), value: buffer.subarray(Math.min(end, keyAt + keyLength), end) };
+}
+
+function frameCrc(buffer: Buffer, at: number, length: number): number {
+  return crc32(buffer.subarray(at + FRAME_HEADER, at + FRAME_HEADER + length), buffer.readUInt32BE(at) & V2 ? V2_SEED : 0);
+}

@@ -1,0 +1,242 @@
+// One pass over a page's visible text as the parser hands it over, chunk by chunk: whitespace
+// collapsed to single spaces, the SHA-1 of the collapsed text, the first 100 KB of it kept, and the
+// tokens of the simhash counted, all in the same loop over each chunk's characters.
+import { createHash, type Hash } from 'node:crypto';
+import { cutUtf8 } from './collapse.js';
+import { type Level, TextBlocks } from './text-blocks.js';
+import { charClass, CJK, classify, DROP, foldedChar, SEED, SPACE, step, UNKNOWN, WORD } from './text-features.js';
+
+export { type Level, MIN_BLOCK_TOKENS, MIN_MAIN_TOKENS } from './text-blocks.js';
+
+/** `text` keeps at most this many UTF-8 bytes; length, hash and simhash cover all of it. */
+export const MAX_TEXT_BYTES = 100 * 1024;
+// Collapsed text is handed to SHA-1 in pieces of about this size: few native calls, bounded strings.
+const FLUSH_CHARS = 16_384;
+
+export interface TextDigestResult {
+  /** The visible text, whitespace-collapsed, cut to MAX_TEXT_BYTES of UTF-8 at a character boundary. */
+  text: string;
+  /** Length of the whole collapsed text in UTF-16 code units (not cut). */
+  textLength: number;
+  /** Hex SHA-1 of the UTF-8 of the whole collapsed text. */
+  contentHash: string;
+  /** 8 bytes, big-endian. */
+  simhash: Buffer;
+  /** Which tokens the simhash covers: 2 main content, 1 content, 0 all text. */
+  simhashLevel: Level;
+  /** Tokens that voted in the simhash, and tokens of all the text. */
+  simhashTokens: number;
+  tokens: number;
+}
+
+export class TextDigest {
+  private readonly hash: Hash | null;
+  // Tokenizer state, carried across chunks: "<b>a</b>b" is one word.
+  private h = SEED;
+  private inWord = false;
+  private lastDigit = false;
+  private prevCjk = -1;
+  private cjkRun = 0;
+  // Output state: a space is written only between two pieces of text, never at either end.
+  private started = false;
+  private pendingSpace = false;
+  private acc = '';
+  private length = 0;
+  private kept = '';
+  private keptBytes = 0;
+  private readonly blocks = TextBlocks.acquire();
+  private level: Level = 1;
+  private inLink = false;
+
+  /** `withText` false: only the simhash (no hash, no kept text). */
+  constructor(private readonly withText = true) {
+    this.hash = withText ? createHash('sha1') : null;
+  }
+
+  /** The level of the text that follows; ends the current block when it changes. */
+  setLevel(level: Level): void {
+    if (level === this.level) return;
+    this.endBlock();
+    this.level = level;
+  }
+
+  /** An element that may hold the page's main content opens (after its boundary()). */
+  openContainer(): void {
+    this.blocks.openContainer();
+  }
+
+  /** The innermost open container closes (after its boundary()). */
+  closeContainer(): void {
+    this.blocks.closeContainer();
+  }
+
+  /** Whether the text that follows is link text. */
+  setLink(inLink: boolean): void {
+    this.inLink = inLink;
+  }
+
+  /** A block boundary: separates words ("<p>a</p><p>b</p>" reads "a b") and ends the block. */
+  boundary(): void {
+    this.endWord();
+    this.pendingSpace = this.started;
+    this.endBlock();
+  }
+
+  /** Text `s.slice(start, end)`, read in place: the parser hands over ranges of the document. */
+  push(s: string, start = 0, end = s.length): void {
+    const n = end;
+    let h = this.h, inWord = this.inWord, lastDigit = this.lastDigit;
+    let from = start; // start of the slice of `s` to be written as it is
+    let i = start;
+    while (i < n) {
+      let c = s.charCodeAt(i);
+      if (c >= 0x61 && c <= 0x7a) {
+        // Fast path for runs of ASCII lower-case letters, the bulk of most pages' text.
+        if (this.cjkRun !== 0) this.endCjk();
+        do {
+          h = step(h, c);
+          // Never read past the end: a NaN from charCodeAt would turn the loop to float arithmetic.
+          if (++i === n) break;
+          c = s.charCodeAt(i);
+        } while (c >= 0x61 && c <= 0x7a);
+        inWord = true;
+        lastDigit = false;
+        if (i === n) break;
+      }
+      let k = charClass[c];
+      if (k === UNKNOWN) k = classify(c);
+      if (k === WORD) {
+        if (this.cjkRun !== 0) this.endCjk();
+        const f = foldedChar[c];
+        // A run of digits hashes as a single '0': "7 views" and "1234 views" are the same words.
+        if (f !== 0x30 || !lastDigit) h = step(h, f);
+        lastDigit = f === 0x30;
+        inWord = true;
+        i++;
+        continue;
+      }
+      if (k === DROP) {
+        // NUL is removed from the text: it neither ends a word nor shows up in the output.
+        this.emit(s, from, i);
+        from = ++i;
+        continue;
+      }
+      lastDigit = false;
+      if (inWord) {
+        this.token(h);
+        inWord = false;
+        h = SEED;
+      }
+      if (k === SPACE) {
+        if (this.cjkRun !== 0) this.endCjk();
+        // One plain space between two pieces of text is already collapsed: it stays in the slice.
+        if (c === 0x20 && i > from && i + 1 < n && isText(s.charCodeAt(i + 1))) {
+          i++;
+          continue;
+        }
+        this.emit(s, from, i);
+        let j = i + 1;
+        while (j < n && isWhitespace(s.charCodeAt(j))) j++;
+        this.pendingSpace = this.started;
+        from = i = j;
+        continue;
+      }
+      if (k === CJK) {
+        const prev = this.prevCjk;
+        if (this.cjkRun !== 0) this.token(step(step(SEED, prev), c));
+        this.prevCjk = c;
+        this.cjkRun++;
+      } else if (this.cjkRun !== 0) {
+        this.endCjk();
+      }
+      i++;
+    }
+    this.emit(s, from, n);
+    this.h = h;
+    this.inWord = inWord;
+    this.lastDigit = lastDigit;
+  }
+
+  finish(): TextDigestResult {
+    this.endWord();
+    this.endBlock();
+    this.flush();
+    const { level, tokens } = this.blocks.select();
+    const simhash = this.blocks.table.vote();
+    const all = this.blocks.tokenCount;
+    this.blocks.release();
+    return {
+      text: this.keptBytes > MAX_TEXT_BYTES ? cutUtf8(this.kept, MAX_TEXT_BYTES) : this.kept,
+      textLength: this.length,
+      contentHash: this.hash === null ? '' : this.hash.digest('hex'),
+      simhash,
+      simhashLevel: level,
+      simhashTokens: tokens,
+      tokens: all,
+    };
+  }
+
+  private emit(s: string, from: number, to: number): void {
+    if (to <= from) return;
+    this.started = true;
+    if (this.pendingSpace) {
+      this.pendingSpace = false;
+      this.length++;
+      if (this.withText) this.acc += ' ';
+    }
+    this.length += to - from;
+    if (!this.withText) return;
+    this.acc += s.slice(from, to);
+    if (this.acc.length >= FLUSH_CHARS) this.flush();
+  }
+
+  private flush(): void {
+    const piece = this.acc;
+    if (piece.length === 0 || this.hash === null) return;
+    this.acc = '';
+    this.hash.update(piece);
+    if (this.keptBytes <= MAX_TEXT_BYTES) {
+      this.kept += piece;
+      this.keptBytes += Buffer.byteLength(piece);
+    }
+  }
+
+  private endWord(): void {
+    if (this.inWord) {
+      this.token(this.h);
+      this.inWord = false;
+      this.h = SEED;
+    }
+    this.lastDigit = false;
+    if (this.cjkRun !== 0) this.endCjk();
+  }
+
+  /** A CJK run of one character is a token of its own; longer runs were hashed as bigrams. */
+  private endCjk(): void {
+    if (this.cjkRun === 1) this.token(step(SEED, this.prevCjk));
+    this.cjkRun = 0;
+  }
+
+  private token(key: number): void {
+    this.blocks.token(key, this.inLink);
+  }
+
+  private endBlock(): void {
+    this.blocks.endBlock(this.level);
+  }
+}
+
+function isWhitespace(c: number): boolean {
+  let k = charClass[c];
+  if (k === UNKNOWN) k = classify(c);
+  return k === SPACE;
+}
+
+/** Neither whitespace nor a NUL: a character that is written out. */
+function isText(c: number): boolean {
+  let k = charClass[c];
+  if (k === UNKNOWN) k = classify(c);
+  return k !== SPACE && k !== DROP;
+}
+
+export { cutUtf8 };
