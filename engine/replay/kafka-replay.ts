@@ -89,7 +89,10 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
       }))),
     });
     const first = runners.find((r) => plan.topology.processors.find((p) => p.name === r.name)!.inputs.includes(from))!;
-    // Committed, not read: a concurrent processor reads far ahead of what it has finished.
+    // Read up to, transaction markers included: what tells the end is reached.
+    const read = () => [...ends.keys()].reduce((n, p) => n + Math.min(ends.get(p)!, first.consumedUpTo.get(`${from}/${p}`) ?? starts.get(p)!) - starts.get(p)!, 0);
+    // Progress counts committed records: a concurrent processor reads far ahead of what it has
+    // finished (a partition's last offset is a transaction marker, so this stops just short of it).
     const committed = (p: number) => first.tasks().find((h) => h.task.partition === p)?.task.committedBase(from) ?? starts.get(p)!;
     const done = () => [...ends.keys()].reduce((n, p) => n + Math.max(0, Math.min(ends.get(p)!, committed(p)) - starts.get(p)!), 0);
     if (o.onProgress) timer = setInterval(() => o.onProgress!(meter.measure(done())), 2000);
@@ -108,10 +111,10 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
     let quiet = 0;
     while (quiet < 3 && !o.signal?.aborted) {
       await new Promise((r) => setTimeout(r, 500));
-      const finished = done() >= total && (await allRead()) && runners.every((r) => r.tasks().length === partitions && r.tasks().every((t) => t.settled()));
+      const finished = read() >= total && (await allRead()) && runners.every((r) => r.tasks().length === partitions && r.tasks().every((t) => t.settled()));
       quiet = finished ? quiet + 1 : 0;
     }
-    return meter.measure(done());
+    return meter.measure(read());
   } finally {
     if (timer) clearInterval(timer);
     await Promise.all(runners.map((r) => r.stop()));
