@@ -193,9 +193,8 @@ export class Schedule implements Processor<In, Out> {
     const ok = r.status >= 200 && r.status < 300;
     const next: UrlState = {
       ...u, attempt: 1, fetches: u.fetches + 1, changes: u.changes + (r.changed ? 1 : 0),
-      gone: r.status === 404 || r.status === 410 ? u.gone + 1 : 0,
+      gone: r.status === 404 || r.status === 410 ? u.gone + 1 : 0, captured_at: ok ? r.started_at : u.captured_at,
       etag: ok ? r.etag : u.etag, last_modified: ok ? r.last_modified : u.last_modified, sha1: ok ? r.body_sha1 : u.sha1,
-      captured_at: ok ? r.started_at : u.captured_at,
       interval_ms: r.recrawl_interval_ms || u.interval_ms, next_due_at: r.next_due_at,
     };
     if (r.status === 304) this.ctx.metrics.count('not-modified');
@@ -289,8 +288,8 @@ export class Schedule implements Processor<In, Out> {
       this.queues.enqueueReady(h, key, {
         url, depth: 0, via: 'sitemap', source_url: `${h.scheme}://${h.host}/robots.txt`, redirect_hops: 0, discovered_at: now, inlinks: 1,
         priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 1, phase: 'ready', queue_seq: 0, queue_rank: 0, attempt: 1,
-        etag: '', last_modified: '', sha1: u?.sha1 ?? '', interval_ms: 0, next_due_at: 0, fetches: u?.fetches ?? 0, changes: 0, gone: 0,
-        captured_at: u?.captured_at ?? 0,
+        etag: '', last_modified: '', sha1: u?.sha1 ?? '', captured_at: u?.captured_at ?? 0, interval_ms: 0, next_due_at: 0,
+        fetches: u?.fetches ?? 0, changes: 0, gone: 0,
       }, false);
     }
   }

@@ -16,6 +16,7 @@ import { bucketsOfPartition, partitionFor } from '../partitioning.js';
 import type { Topology } from '../topology.js';
 import { StreamTask, type CommitReport, type RawRecord } from '../task/stream-task.js';
 import type { TaskLag } from '../task/task-metrics.js';
+import { catchUp, taskLag } from './catch-up.js';
 import { PartitionLog, type LogEnd } from './partition-log.js';
 import { encodeJson, logEndKey, metaKey, openStateDb, positionKey, readCounters, readJson, readLogEnd, readPosition, type StateDb } from './state-db.js';
 import { GroupCommit, type CommitHost } from './group-commit.js';
@@ -180,14 +181,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
 
   /** What every task has still to read, per input topic (committed log ends only). */
   lag(): TaskLag[] {
-    const out: TaskLag[] = [];
-    for (const t of this.tasks) {
-      if (t.lifecycle.state !== 'running') continue;
-      for (const topic of t.node.inputs) {
-        out.push({ processor: t.node.name, partition: t.partition, topic, records: Math.max(0, this.log(topic, t.partition).end - t.nextOffset(topic)) });
-      }
-    }
-    return out;
+    return taskLag(this.tasks, (topic, p) => this.log(topic, p).end);
   }
 
   isIdle(): boolean {
@@ -218,8 +212,9 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
         // for them (a sink retrying on a full disk) would only hang the stop.
         await Promise.race([others, this.fatalSignal]);
         if (!this.fatal) await Promise.race([this.commits.now(), this.fatalSignal]);
-        if (!this.fatal) await this.drain(sinks, SINK_DRAIN_MS);
-        this.stopping = true;
+        if (!this.fatal) {
+          await catchUp({ tasks: sinks, endOf: (t, p) => this.log(t, p).end, pump: (t) => this.pumpSoon(t), failed: () => !!this.fatal, boundMs: SINK_DRAIN_MS, log: this.options.log });
+        }
         await Promise.race([Promise.all(sinks.map((t) => t.close())), this.fatalSignal]);
       }
       this.stopping = true;
@@ -235,21 +230,6 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
       await this.db.close();
     }
     if (this.fatal) throw this.fatal;
-  }
-
-  /** Waits until the tasks have read their inputs to the end and finished, or `boundMs` passed. */
-  private async drain(tasks: StreamTask<S>[], boundMs: number): Promise<void> {
-    const behind = () => tasks.filter((t) => !t.isQuiescent() || t.node.inputs.some((topic) => t.nextOffset(topic) < this.log(topic, t.partition).end));
-    const deadline = performance.now() + boundMs;
-    while (behind().length && !this.fatal && performance.now() < deadline) {
-      for (const t of behind()) this.pumpSoon(t);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    const left = behind();
-    if (left.length && !this.fatal) {
-      this.options.log.warn(`stopping without waiting longer for ${[...new Set(left.map((t) => t.node.name))].join(', ')}: ` +
-        `what they have not finished is done at the next start`);
-    }
   }
 
   /** Deletes log segments every consumer has passed (and, for retained topics, that are old enough). */

@@ -13,6 +13,9 @@ import { InputTracker, type InputPosition } from './input-position.js';
 import { TaskLifecycle } from './task-lifecycle.js';
 import { TaskMetrics } from './task-metrics.js';
 import { Turns } from './turns.js';
+import { commitReport, type CommitReport } from './commit-report.js';
+
+export type { CommitReport } from './commit-report.js';
 
 export interface RawRecord {
   topic: string;
@@ -35,16 +38,6 @@ export interface TaskCommit {
   stores: { store: LevelStore<unknown, unknown>; writes: StoreWrite[] }[];
   positions: { topic: string; position: InputPosition }[];
   counters: Map<string, number>;
-}
-
-/** What one durable commit of a task held, for observers (metrics); positions and stores aside. */
-export interface CommitReport {
-  processor: string;
-  partition: number;
-  /** Records written per (physical) output topic, dead letters included. */
-  produced: ReadonlyMap<string, number>;
-  /** How much each counter grew with this commit. */
-  counted: ReadonlyMap<string, number>;
 }
 
 export interface TaskOptions<S> {
@@ -227,25 +220,16 @@ export class StreamTask<S = unknown> {
   committed(commit: TaskCommit): void {
     for (const { topic, position } of commit.positions) this.tracker(topic).markCommitted(position);
     for (const { store } of commit.stores) store.writesCommitted();
-    if (this.options.onCommitted) this.report(commit, this.options.onCommitted);
-  }
-
-  private report(commit: TaskCommit, to: (r: CommitReport) => void): void {
-    const produced = new Map<string, number>();
-    for (const o of commit.outputs) produced.set(o.topic, (produced.get(o.topic) ?? 0) + 1);
-    const counted = new Map<string, number>();
-    for (const [name, total] of commit.counters) {
-      const by = total - (this.committedTotals.get(name) ?? 0);
-      this.committedTotals.set(name, total);
-      if (by > 0) counted.set(name, by);
-    }
-    if (produced.size === 0 && counted.size === 0) return;
+    const observer = this.options.onCommitted;
+    if (!observer) return;
+    const report = commitReport(this.node.name, this.partition, commit, this.committedTotals);
     try {
-      to({ processor: this.node.name, partition: this.partition, produced, counted });
+      if (report) observer(report);
     } catch (err) {
       this.options.log.warn(`${this.id}: a commit observer threw: ${(err as Error).message}`);
     }
   }
+
 
   /** Clean stop: no new record starts, records in progress finish (and can then be committed). */
   async close(): Promise<void> {
