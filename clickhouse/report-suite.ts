@@ -93,7 +93,7 @@ export function reportSuite(engine: TestEngine): void {
       const refetches = await query('Refetches and changes');
       assert.deepEqual([refetches.reduce((a, r) => a + Number(r.refetches), 0), refetches.reduce((a, r) => a + Number(r.changed), 0)], [18, 9]);
       const intervals = await query('Recrawl intervals');
-      assert.deepEqual(intervals.map((r) => [r.interval, Number(r.urls), Number(r.changes)]), [['< 1 h', 9, 9], ['1 day – 1 week', 9, 0]]);
+      assert.deepEqual(intervals.map((r) => [r.band, Number(r.urls), Number(r.changes)]), [['< 1 h', 9, 9], ['1 day – 1 week', 9, 0]]);
     });
 
     test('should open with the rows ClickHouse set aside, or with why it could not check', async () => {

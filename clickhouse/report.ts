@@ -126,7 +126,7 @@ ORDER BY bucket_ms`,
   {
     title: 'Recrawl intervals',
     about: 'URLs by the interval the adaptive policy gave them at their latest fetch: pages that change often are fetched again sooner.',
-    sql: `SELECT multiIf(interval_ms < 3600000, '< 1 h', interval_ms < 86400000, '1 h – 1 day', interval_ms < 604800000, '1 day – 1 week', '≥ 1 week') AS interval,
+    sql: `SELECT multiIf(interval_ms < 3600000, '< 1 h', interval_ms < 86400000, '1 h – 1 day', interval_ms < 604800000, '1 day – 1 week', '≥ 1 week') AS band,
   min(interval_ms) AS shortest_ms, count() AS urls, sum(changes) AS changes
 FROM (
   SELECT url, argMax(recrawl_interval_ms, started_at_ms) AS interval_ms, sumIf(changed, via = 'recrawl') AS changes
@@ -135,9 +135,9 @@ FROM (
   GROUP BY url
 )
 WHERE interval_ms > 0
-GROUP BY interval
+GROUP BY band
 ORDER BY shortest_ms`,
-    render: (rows) => barChart(rows.map((r) => ({ label: String(r.interval), value: n(r.urls), color: '#17becf', note: `${plural(n(r.changes), 'change')} found by refetching` })),
+    render: (rows) => barChart(rows.map((r) => ({ label: String(r.band), value: n(r.urls), color: '#17becf', note: `${plural(n(r.changes), 'change')} found by refetching` })),
       { format: (v) => plural(v, 'URL') }),
   },
   {

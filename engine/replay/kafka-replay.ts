@@ -5,7 +5,7 @@ import type { Logger } from '../api.js';
 import { connectCluster, partitionCount, readLogId, topologyCodecs } from '../kafka/kafka-cluster.js';
 import { KafkaNames } from '../kafka/kafka-names.js';
 import { ProcessorRunner } from '../kafka/processor-runner.js';
-import { createTopics, ensureChangelogs, plannedTopics } from '../kafka/topic-admin.js';
+import { createTopics, plannedTopics } from '../kafka/topic-admin.js';
 import type { ReplayPlan } from './replay-plan.js';
 import { ProgressMeter, type ReplayProgress, type ReplayView } from './replay-progress.js';
 import type { CommitReport } from '../task/stream-task.js';
@@ -34,17 +34,17 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
   const names = new KafkaNames(o.prefix, `crawlstream.replay-${plan.id}`);
   const from = plan.from;
   const runners: ProcessorRunner<S>[] = [];
-  /** Topics this replay created besides the plan's private ones, deleted with them at the end. */
-  const owned: string[] = [];
   let timer: NodeJS.Timeout | undefined;
+  const created: string[] = [];
   try {
     const partitions = await partitionCount(cluster, from);
     if (!partitions) throw new Error(`topic ${names.topic(from)} does not exist on the cluster`);
-    const wanted = plannedTopics(plan.topology, names, partitions).filter((t) => plan.privateTopics.includes(names.logical(t.name)));
+    // The replay's own topics: its private topics and the changelogs of its groups (positions included).
+    const ownPrefix = names.group('');
+    const wanted = plannedTopics(plan.topology, names, partitions)
+      .filter((t) => plan.privateTopics.includes(names.logical(t.name)) || t.name.startsWith(ownPrefix));
+    created.push(...wanted.map((t) => t.name));
     await createTopics(cluster.admin, wanted);
-    // The replay's own changelogs (its tasks' positions), under its identity; deleted with its topics.
-    const changelogs = await ensureChangelogs(cluster.admin, names, plan.topology.processors, partitions);
-    owned.push(...changelogs);
     const codecs = await topologyCodecs(plan.topology, names, o.registryUrl);
     const logId = await readLogId(cluster);
     if (!logId) throw new Error(`${names.stateTopic} holds no log identity: run \`crawlstream topics create\``);
@@ -118,7 +118,10 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
   } finally {
     if (timer) clearInterval(timer);
     await Promise.all(runners.map((r) => r.stop()));
-    if (!o.signal?.aborted) await cluster.admin.deleteTopics({ topics: [...plan.privateTopics.map((t) => names.topic(t)), ...owned] }).catch(() => {});
+    if (!o.signal?.aborted && created.length) {
+      await cluster.admin.deleteTopics({ topics: created }).catch((err: Error) =>
+        o.log.warn(`replay ${plan.id}: could not delete its topics (${err.message}); delete ${created.join(', ')} by hand`));
+    }
     await cluster.close();
   }
 }
