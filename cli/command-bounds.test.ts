@@ -45,11 +45,20 @@ const cases: Case[] = [
   { command: 'replay', flag: 'from-offset', bounds: LIMITS.fromOffset, argv: (v, dir) => ['--data-dir', dir, `--from-offset=${v}`] },
   { command: 'replay', flag: 'since', bounds: LIMITS.sinceMs, argv: (v, dir) => ['--data-dir', dir, `--since=${v}`] },
   { command: 'status', flag: 'timeout', bounds: LIMITS.waitTimeoutMs, argv: (v) => ['--wait-idle', `--timeout=${v}`] },
+  ...(['crawl', 'worker', 'replay'] as const).flatMap((command): Case[] => {
+    const base = (dir: string) => (command === 'crawl' ? ['http://127.0.0.1:9/', '--data-dir', dir, '--quiet'] : ['--data-dir', dir]);
+    return [
+      { command, flag: 'metrics-port', bounds: LIMITS.metricsPort, argv: (v, dir) => [...base(dir), `--metrics-port=${v}`] },
+      ...(command === 'worker' ? [] : [
+        { command, flag: 'metrics-linger', bounds: LIMITS.metricsLingerMs, argv: (v: string, dir: string) => [...base(dir), '--metrics-port', '0', `--metrics-linger=${v}`] },
+      ]),
+    ];
+  }),
 ];
 
 /** Values just outside the range, spelled the way the flag takes them. */
 function outside(c: Case): string[] {
-  const duration = c.flag === 'since' || c.flag === 'timeout';
+  const duration = c.flag === 'since' || c.flag === 'timeout' || c.flag === 'metrics-linger';
   const spell = (n: number) => (duration ? `${n}ms` : String(n));
   const out = [spell(c.bounds.max + 1)];
   if (c.bounds.min > 0) out.push(spell(c.bounds.min - 1));

@@ -2,7 +2,9 @@
 // flight finish, everything is committed); the same command resumes where it stopped.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { runEmbeddedCrawl } from '../crawl/embedded-crawl.js';
+import { runEmbeddedCrawl, type CrawlSummary } from '../crawl/embedded-crawl.js';
+import { serveTelemetry } from '../crawl/telemetry.js';
+import { lingerThenClose, METRICS_FLAGS, metricsOptionsFrom, WARC_FLAGS, warcOutputFrom } from './observe-options.js';
 import { NetworkPolicy } from '../fetching/network-policy.js';
 import {
   CRAWL_LEVEL_FLAGS, crawlConfigFrom, durationOption, intOption, LIMITS, listOption, parse, RENDER_PROCESS_FLAGS, renderProcessOptions,
@@ -28,6 +30,8 @@ export async function run(argv: string[]): Promise<number> {
     ...RENDER_PROCESS_FLAGS,
     'reset-state': { type: 'boolean' },
     ...MODULE_FLAGS,
+    ...WARC_FLAGS,
+    ...METRICS_FLAGS,
   });
   const modules = await loadModules(values);
   // Every option is checked before anything is read or written: a bad one must not leave a data directory behind.
@@ -47,9 +51,13 @@ export async function run(argv: string[]): Promise<number> {
   }
   const config = crawlConfigFrom(values, { allowNetworks }, seeds);
   const runFor = durationOption(values, 'run-for', LIMITS.runForMs);
+  const warc = warcOutputFrom(values);
+  const metrics = metricsOptionsFrom(values);
   const dataDir = resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR);
   const log = stderrLogger();
   warnAboutRefusedSeeds(seeds, policy, log.warn);
+  // Before the crawl: a port in use is a clear error, not a crawl without its metrics.
+  const served = metrics ? await serveTelemetry(metrics, log) : undefined;
 
   const abort = new AbortController();
   let interrupts = 0;
@@ -71,8 +79,9 @@ export async function run(argv: string[]): Promise<number> {
   }, Math.min(runFor, TIMER_MAX_MS));
   const quiet = values.quiet === true;
   let last = { at: performance.now(), pages: 0 };
+  let summary: CrawlSummary;
   try {
-    const summary = await runEmbeddedCrawl({
+    summary = await runEmbeddedCrawl({
       dataDir,
       config,
       seeds,
@@ -81,6 +90,8 @@ export async function run(argv: string[]): Promise<number> {
       resetState: values['reset-state'] === true,
       ...modules,
       ...renderProcessOptions(values),
+      warc,
+      telemetry: served?.telemetry,
       log,
       signal: abort.signal,
       onProgress: quiet ? undefined : (stats) => {
@@ -90,8 +101,18 @@ export async function run(argv: string[]): Promise<number> {
         process.stderr.write(formatProgress(stats, rate) + '\n');
       },
     });
-    process.stdout.write(formatSummary(summary, dataDir) + '\n');
-    if (summary.lostRecords === 0) return 0;
+  } catch (err) {
+    await served?.close();
+    throw err;
+  } finally {
+    clearTimeout(stopTimer);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  process.stdout.write(formatSummary(summary, dataDir) + '\n');
+  if (warc) process.stdout.write(formatWarcSummary(summary.counters, warc.dir) + '\n');
+  let code = 0;
+  if (summary.lostRecords > 0) {
     // Records lost before a processor saw them are missing from the crawl's results: a script must
     // notice. Records every processor had already handled only shorten a later replay.
     const before = summary.lostUnprocessed;
@@ -99,12 +120,17 @@ export async function run(argv: string[]): Promise<number> {
       `log damage: ${summary.lostRecords} records of ${dataDir}/log cannot be read (see the warnings above); ` +
         (before ? `${before} of them were lost before every processor had handled them, so this crawl's results are incomplete\n` : 'every processor had handled them already\n'),
     );
-    return before ? LOST_RECORDS_EXIT : 0;
-  } finally {
-    clearTimeout(stopTimer);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    if (before) code = LOST_RECORDS_EXIT;
   }
+  if (served) await lingerThenClose(served);
+  return code;
+}
+
+/** What the WARC stage did over the whole crawl (its counters survive restarts). */
+export function formatWarcSummary(counters: Record<string, number>, dir: string): string {
+  const n = (name: string) => counters[`warc.${name}`] ?? 0;
+  const unwritable = n('unwritable') ? `, ${n('unwritable')} could not be written (see the log)` : '';
+  return `WARC files in ${dir}: ${n('responses')} responses, ${n('revisits')} revisits; ${n('no-response')} fetches without a response not archived${unwritable}`;
 }
 
 function warnAboutRefusedSeeds(seeds: string[], policy: NetworkPolicy, warn: (m: string) => void): void {

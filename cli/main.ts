@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<numb
   replay: () => import('./replay-command.js'),
   scale: () => import('./scale-command.js'),
   describe: () => import('./describe-command.js'),
+  warc: () => import('./warc-command.js'),
 };
 
 const USAGE = `usage: crawlstream <command> [options]
@@ -27,9 +28,13 @@ const USAGE = `usage: crawlstream <command> [options]
         [--scope any|domain|host] [--include GLOB]... [--exclude GLOB]... [--max-crawl-delay DUR]
         [--max-in-flight-per-ip N] [--resolve HOST=IP]... [--render never|auto|always]
         [--render-concurrency N] [--chromium PATH]
+        [--warc-dir DIR [--warc-operator TEXT]] [--metrics-port N [--metrics-host H] [--metrics-linger DUR]]
   query "SQL" [--data-dir DIR | --clickhouse-url URL] [--format json|table]
   replay --from fetched [--since TIME | --from-offset N] [--processors parse,sink] [--parser-module FILE]
          [--data-dir DIR | --brokers B [--topic-prefix P] --schema-registry URL] [--clickhouse-url URL]
+         [--metrics-port N ...]
+  warc export --out DIR [--since TIME | --from-offset N] [--data-dir DIR | --brokers B [--topic-prefix P]
+         --schema-registry URL] [--warc-operator TEXT]   WARC files from the retained fetched topic
   scale --partitions N [--data-dir DIR | --brokers B [--topic-prefix P]]
   report [--data-dir DIR | --clickhouse-url URL] --out report.html
   clickhouse migrate [--data-dir DIR | --clickhouse-url URL] [--processor-module FILE]...
@@ -42,6 +47,7 @@ Kafka mode (services: docker compose up -d, or scripts/dev-services.sh up):
   worker --brokers B [--topic-prefix P] --schema-registry URL --clickhouse-url URL
          [--processors normalize,dedup,schedule,fetch,parse,simhash-bands,near-dup,sink]
          [--allow-network CIDR]... [--data-dir DIR] [--parser-module FILE] [--processor-module FILE]...
+         [--warc-dir DIR] [--metrics-port N (9464, 9465, … one per worker) [--metrics-host H]]
   seed --brokers B [--topic-prefix P] --schema-registry URL [crawl-level options of crawl] URL...
        (crawl-level: user agent, depth, budgets, delays, --recrawl…, --scope…, --resolve, --render, --max-in-flight-per-ip)
   status --brokers B [--topic-prefix P] [--wait-idle] [--timeout S]

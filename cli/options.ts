@@ -46,6 +46,10 @@ export const LIMITS = {
   runForMs: { min: 1, max: 3_650 * DAY_MS },
   maxInFlightPerIp: { min: 1, max: 1_000 },
   renderConcurrency: { min: 1, max: 64 },
+  /** 0 picks a free port (the log line says which). */
+  metricsPort: { min: 0, max: 65_535 },
+  /** --metrics-linger: long enough for a scrape interval or two; a timer, so below TIMER_MAX_MS. */
+  metricsLingerMs: { min: 1, max: DAY_MS },
 } as const satisfies Record<string, Bounds>;
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;

@@ -3,7 +3,9 @@
 import { resolve } from 'node:path';
 import { loadParserModule } from '../parsing/parser-module.js';
 import { formatProgress, type ReplayProgress } from '../engine/replay/replay-progress.js';
-import { runCrawlReplay } from '../crawl/replay.js';
+import { runCrawlReplay, type CrawlReplayOptions } from '../crawl/replay.js';
+import { serveTelemetry } from '../crawl/telemetry.js';
+import { lingerThenClose, METRICS_FLAGS, metricsOptionsFrom } from './observe-options.js';
 import { durationOption, intOption, LIMITS, listOption, parse, UsageError } from './options.js';
 import { DEFAULT_DATA_DIR } from './crawl-command.js';
 import { KAFKA_FLAGS } from './kafka-options.js';
@@ -48,24 +50,48 @@ export async function run(argv: string[]): Promise<number> {
     'clickhouse-url': { type: 'string' },
     'schema-registry': { type: 'string' },
     id: { type: 'string' },
+    ...METRICS_FLAGS,
   });
   const from = (values.from as string | undefined) ?? 'fetched';
   if (values.since !== undefined && values['from-offset'] !== undefined) throw new UsageError('give --since or --from-offset, not both');
   const since = values.since !== undefined ? parseSince(values.since as string) : undefined;
   const fromOffset = intOption(values, 'from-offset', LIMITS.fromOffset);
   const processors = listOption(values, 'processors');
-  const id = (values.id as string | undefined) ?? new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
-  if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new UsageError('--id may hold letters, digits, - and _ only');
+  const id = replayId(values);
+  const metrics = metricsOptionsFrom(values);
   const parserModule = values['parser-module'] ? await loadParserModule(values['parser-module'] as string) : undefined;
   const log = stderrLogger();
+  const served = metrics ? await serveTelemetry(metrics, log) : undefined;
   const abort = new AbortController();
   process.once('SIGINT', () => abort.abort());
   const onProgress = (p: ReplayProgress) => process.stderr.write(formatProgress(p) + '\n');
-  const common = { id, from, processors: processors.length ? processors : ['parse', 'sink'], since, fromOffset, parserModule, log, onProgress, signal: abort.signal };
-  const clickhouseUrl = values['clickhouse-url'] as string | undefined;
-  const result = values.brokers
-    ? await runCrawlReplay({ ...common, clickhouseUrl, kafka: { brokers: listOption(values, 'brokers'), prefix: (values['topic-prefix'] as string | undefined) ?? '', registryUrl: values['schema-registry'] as string } })
-    : await runCrawlReplay({ ...common, clickhouseUrl, dataDir: resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR) });
+  const common = {
+    id, from, processors: processors.length ? processors : ['parse', 'sink'], since, fromOffset, parserModule, log, onProgress, signal: abort.signal,
+    clickhouseUrl: values['clickhouse-url'] as string | undefined, telemetry: served?.telemetry,
+  };
+  let result;
+  try {
+    result = await runCrawlReplay({ ...common, ...replaySource(values) });
+  } catch (err) {
+    await served?.close();
+    throw err;
+  }
   process.stdout.write(`replay ${id}: ${result.done} records of ${from} through ${common.processors.join(', ')} in ${(result.done / Math.max(result.perSecond, 1e-9)).toFixed(1)} s (${result.perSecond.toFixed(1)} records/s)${parserModule ? `, parser ${parserModule.version}` : ''}\n`);
+  if (served) await lingerThenClose(served);
   return abort.signal.aborted ? 130 : 0;
+}
+
+/** --id, or one made of the time. */
+export function replayId(values: Record<string, unknown>): string {
+  const id = (values.id as string | undefined) ?? new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new UsageError('--id may hold letters, digits, - and _ only (at most 64)');
+  return id;
+}
+
+/** Where the replayed topic is: the embedded data directory, or the Kafka cluster with --brokers. */
+export function replaySource(values: Record<string, unknown>): Pick<CrawlReplayOptions, 'dataDir' | 'kafka'> {
+  if (values.brokers) {
+    return { kafka: { brokers: listOption(values, 'brokers'), prefix: (values['topic-prefix'] as string | undefined) ?? '', registryUrl: values['schema-registry'] as string } };
+  }
+  return { dataDir: resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR) };
 }

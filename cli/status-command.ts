@@ -1,5 +1,6 @@
 // crawlstream status --brokers B [--topic-prefix P] [--wait-idle] [--timeout S]
 import { crawlTopology } from '../crawl/topology.js';
+import { warcProcessor } from '../processors/warc-archive.js';
 import { connectCluster, partitionCount, type Cluster } from '../engine/kafka/kafka-cluster.js';
 import { clusterIdle, readTaskStatuses, topicEnds, type TaskStatus } from '../engine/kafka/task-status.js';
 import { durationOption, LIMITS, parse } from './options.js';
@@ -40,16 +41,25 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * The crawl's topology, with its optional WARC stage when a worker runs it now (--warc-dir): idle
+ * then also means the WARC files hold every fetch.
+ */
+function topologyOf(statuses: Map<string, TaskStatus>) {
+  const warc = [...statuses.values()].some((s) => s.processor === warcProcessor.name && s.worker);
+  return crawlTopology(warc ? [warcProcessor] : []);
+}
+
 async function check(cluster: Cluster): Promise<{ idle: boolean; reason: string }> {
-  const topology = crawlTopology();
+  const topology = topologyOf(await readTaskStatuses(cluster));
   const partitions = await partitionCount(cluster, 'discovered-urls');
   return clusterIdle(cluster, topology.processors.map((p) => ({ name: p.name, inputs: p.inputs })), [...topology.topics.keys()], partitions);
 }
 
 async function describe(cluster: Cluster): Promise<string> {
-  const topology = crawlTopology();
-  const partitions = await partitionCount(cluster, 'discovered-urls');
   const statuses = await readTaskStatuses(cluster);
+  const topology = topologyOf(statuses);
+  const partitions = await partitionCount(cluster, 'discovered-urls');
   const ends = await topicEnds(cluster, [...topology.topics.keys()]);
   const lines = ['processor      part  owner                          lag   frontier  in-flight  state'];
   let frontier = 0;

@@ -6,6 +6,8 @@ import { intOption, LIMITS, listOption, parse, UsageError, RENDER_PROCESS_FLAGS,
 import { brokersOf, KAFKA_FLAGS, required } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
+import { METRICS_FLAGS, metricsOptionsFrom, WARC_FLAGS, warcOutputFrom } from './observe-options.js';
+import { serveTelemetry } from '../crawl/telemetry.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
@@ -18,8 +20,13 @@ export async function run(argv: string[]): Promise<number> {
     'session-timeout-ms': { type: 'string' },
     ...MODULE_FLAGS,
     ...RENDER_PROCESS_FLAGS,
+    ...WARC_FLAGS,
+    ...METRICS_FLAGS,
   });
   const sessionTimeoutMs = intOption(values, 'session-timeout-ms', LIMITS.sessionTimeoutMs);
+  const warc = warcOutputFrom(values);
+  const metrics = metricsOptionsFrom(values);
+  if (metrics?.lingerMs !== undefined) throw new UsageError('--metrics-linger is for crawl and replay, which end by themselves; a worker serves metrics until it stops');
   const modules = await loadModules(values);
   const allowNetworks = listOption(values, 'allow-network');
   try {
@@ -28,6 +35,7 @@ export async function run(argv: string[]): Promise<number> {
     throw new UsageError((err as Error).message);
   }
   const log = stderrLogger();
+  const served = metrics ? await serveTelemetry(metrics, log) : undefined;
   // A promise rejected without a handler must not take the worker down mid-crawl: say it and go on.
   process.on('unhandledRejection', (err) => log.warn(`unhandled: ${(err as Error)?.stack ?? err}`));
   const abort = new AbortController();
@@ -42,6 +50,8 @@ export async function run(argv: string[]): Promise<number> {
     sessionTimeoutMs,
     ...modules,
     ...renderProcessOptions(values),
+    warc,
+    telemetry: served?.telemetry,
     log,
     signal: abort.signal,
   });
@@ -66,6 +76,7 @@ export async function run(argv: string[]): Promise<number> {
   }, 60_000);
   await worker.stop();
   clearTimeout(bound);
+  await served?.close();
   // Everything is committed and every client closed; kafkajs may still hold a consumer it
   // restarted by itself after a broker failure, which would keep the process alive.
   process.exit(0);

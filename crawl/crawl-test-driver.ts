@@ -4,7 +4,7 @@ import type { Logger } from '../engine/api.js';
 import { TopologyTestDriver } from '../engine/test-driver/topology-test-driver.js';
 import type { HttpFetcher } from '../fetching/http-fetcher.js';
 import { defaultCrawlConfig, type CrawlConfig } from './config.js';
-import type { CrawlServices } from './services.js';
+import { NO_OBSERVER, type CrawlServices } from './services.js';
 import { crawlTopology, type CrawlTopology } from './topology.js';
 
 type Topics = NonNullable<CrawlTopology['__topics']>;
@@ -32,6 +32,7 @@ export function testServices(config: Partial<CrawlConfig> = {}, services: Partia
     sinkName: 'live',
     control: { paused: false },
     rows: { open: unused('row sinks') },
+    observer: NO_OBSERVER,
     ...services,
   };
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../engine/api.js';
 import { CrawlBudget } from '../processors/crawl-budget.js';
 import { NO_HINTS, type DiscoveredUrl } from '../schemas/records.js';
 import type { CrawlConfig } from './config.js';
-import { crawlTopology } from './topology.js';
+import { crawlTopology, extraProcessors } from './topology.js';
 import { openCrawlServices, type CrawlServices } from './services.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import type { ProcessorModule } from './processor-module.js';
@@ -14,6 +14,8 @@ import { hostKey } from '../url/canonicalize.js';
 import { EmbeddedRuntime } from '../engine/embedded/embedded-runtime.js';
 import { setAsideLogAndState } from '../engine/embedded/data-dir.js';
 import { crawlStats, type CrawlStats } from './stats.js';
+import type { WarcOutput } from '../processors/warc-archive.js';
+import { lagEntries, type CrawlTelemetry } from './telemetry.js';
 
 export interface EmbeddedCrawlOptions {
   dataDir: string;
@@ -39,6 +41,10 @@ export interface EmbeddedCrawlOptions {
    * new log's rows are written, not taken for rows it already holds.
    */
   resetState?: boolean;
+  /** Write WARC files as the crawl goes (--warc-dir). */
+  warc?: WarcOutput;
+  /** Prometheus metrics of this process (--metrics-port). */
+  telemetry?: CrawlTelemetry;
 }
 
 export interface CrawlSummary extends CrawlStats {
@@ -62,17 +68,21 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
   const open = openCrawlServices({
     config: options.config, clickhouseUrl: options.clickhouseUrl, dataDir: options.dataDir, parserModule: options.parserModule, budget,
     chromiumPath: options.chromiumPath, renderConcurrency: options.renderConcurrency, log: options.log.warn,
+    observer: options.telemetry, warc: options.warc,
   });
   let runtime: EmbeddedRuntime<CrawlServices> | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
     runtime = await EmbeddedRuntime.open({
       dataDir: options.dataDir,
-      topology: crawlTopology((options.processorModules ?? []).map((m) => m.processor)),
+      topology: crawlTopology(extraProcessors(options.warc, options.processorModules)),
       services: open.services,
       partitions: options.partitions,
       log: options.log,
+      onCommitted: options.telemetry?.onCommitted,
     });
+    const rt = runtime;
+    options.telemetry?.watch(() => ({ tasks: rt.tasks, lag: lagEntries(rt.lag()) }));
     // Fail early and clearly when ClickHouse cannot be opened, before any page is fetched.
     await open.services.clickhouse();
     await runtime.start();
@@ -87,7 +97,6 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
       const value: DiscoveredUrl = { url: seed, source_url: '', depth: 0, anchor: '', via: 'seed', redirect_hops: 0, discovered_at: Date.now(), ...NO_HINTS };
       await runtime.produce('discovered-urls', host, value);
     }
-    const rt = runtime;
     if (options.onProgress) timer = setInterval(() => options.onProgress!(crawlStats(rt)), options.progressEveryMs ?? 2000);
     // A recrawling crawl never drains: it runs until stopped (Ctrl-C, SIGTERM, --run-for).
     if (options.config.recrawl) await runtime.whenStopped(options.signal);

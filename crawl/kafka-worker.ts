@@ -8,7 +8,10 @@ import { selectProcessors, type Topology } from '../engine/topology.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import { defaultCrawlConfig, type CrawlConfig } from './config.js';
 import { openCrawlServices, type CrawlServices } from './services.js';
-import { crawlTopology } from './topology.js';
+import { crawlTopology, extraProcessors } from './topology.js';
+import { topicEnds } from '../engine/kafka/task-status.js';
+import type { WarcOutput } from '../processors/warc-archive.js';
+import { lagEntries, type CrawlTelemetry } from './telemetry.js';
 import type { ProcessorModule } from './processor-module.js';
 
 export interface WorkerOptions {
@@ -27,13 +30,22 @@ export interface WorkerOptions {
   renderConcurrency?: number;
   sessionTimeoutMs?: number;
   signal?: AbortSignal;
+  /** Write WARC files of the fetch outcomes this worker's `warc` tasks read (--warc-dir). */
+  warc?: WarcOutput;
+  /** Prometheus metrics of this worker (--metrics-port). */
+  telemetry?: CrawlTelemetry;
 }
+
+/** How often a worker with metrics asks the brokers for the topics' ends, to report its tasks' lag. */
+const LAG_POLL_MS = 5_000;
 
 export class KafkaWorker {
   private cluster: Cluster | undefined;
   private runtime: KafkaRuntime<CrawlServices> | undefined;
   private readonly closers: (() => Promise<void>)[] = [];
   private readonly control: RuntimeControl = { paused: false };
+  private ends = new Map<string, number>();
+  private lagTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: WorkerOptions) {}
 
@@ -44,7 +56,7 @@ export class KafkaWorker {
   async start(): Promise<void> {
     const { log } = this.o;
     const cluster = (this.cluster = await connectCluster({ brokers: this.o.brokers, prefix: this.o.prefix, clientId: `crawlstream-worker-${process.pid}`, log }));
-    const topology = crawlTopology((this.o.processorModules ?? []).map((m) => m.processor));
+    const topology = crawlTopology(extraProcessors(this.o.warc, this.o.processorModules));
     const nodes = selectProcessors(topology, this.o.processors);
     if (nodes.some((n) => n.name === 'sink') && !this.o.clickhouseUrl) {
       throw new Error('the sink processor needs --clickhouse-url (or leave it out with --processors)');
@@ -53,18 +65,33 @@ export class KafkaWorker {
     const config = { ...defaultCrawlConfig(state.options), allowNetworks: this.o.allowNetworks };
     const open = openCrawlServices({
       config, clickhouseUrl: this.o.clickhouseUrl, parserModule: this.o.parserModule, control: this.control,
-      chromiumPath: this.o.chromiumPath, renderConcurrency: this.o.renderConcurrency, log: log.warn,
+      chromiumPath: this.o.chromiumPath, renderConcurrency: this.o.renderConcurrency, log: log.warn, observer: this.o.telemetry, warc: this.o.warc,
     });
     this.closers.push(() => open.close());
     this.runtime = new KafkaRuntime({
       cluster, topology, services: open.services, control: this.control, registryUrl: this.o.registryUrl, processors: this.o.processors,
-      dataDir: this.o.dataDir, log, sessionTimeoutMs: this.o.sessionTimeoutMs,
+      dataDir: this.o.dataDir, log, sessionTimeoutMs: this.o.sessionTimeoutMs, onCommitted: this.o.telemetry?.onCommitted,
     });
     await this.runtime.start();
+    if (this.o.telemetry) this.watchLag(this.o.telemetry, cluster, this.runtime, [...new Set(nodes.flatMap((n) => n.inputs))]);
+  }
+
+  /** Lag is the topics' ends (asked for every few seconds, never at a scrape) minus each task's progress. */
+  private watchLag(telemetry: CrawlTelemetry, cluster: Cluster, runtime: KafkaRuntime<CrawlServices>, topics: string[]): void {
+    const poll = () => void topicEnds(cluster, topics).then((ends) => (this.ends = ends), (err: Error) => this.o.log.warn(`metrics: reading the topics' ends failed (lag is stale): ${err.message}`));
+    poll();
+    this.lagTimer = setInterval(poll, LAG_POLL_MS);
+    telemetry.watch(() => ({
+      tasks: runtime.tasks,
+      lag: lagEntries(runtime.progress().flatMap(({ task, consumedUpTo }) => Object.entries(consumedUpTo).map(([topic, at]) => ({
+        processor: task.node.name, partition: task.partition, records: Math.max(0, (this.ends.get(`${topic}/${task.partition}`) ?? at) - at),
+      })))),
+    }));
   }
 
   /** Finishes records in progress, commits, leaves the groups, closes the shared clients. */
   async stop(): Promise<void> {
+    clearInterval(this.lagTimer);
     await this.runtime?.stop();
     for (const close of this.closers) await close().catch(() => {});
     await this.cluster?.close().catch(() => {});

@@ -9,7 +9,11 @@ import { readClusterState, connectCluster } from '../engine/kafka/kafka-cluster.
 import type { ParserModule } from '../parsing/parser-module.js';
 import { defaultCrawlConfig, type CrawlConfig } from './config.js';
 import { openCrawlServices } from './services.js';
-import { crawlTopology } from './topology.js';
+import { crawlTopology, extraProcessors } from './topology.js';
+import type { ReplayView } from '../engine/replay/replay-progress.js';
+import type { WarcOutput } from '../processors/warc-archive.js';
+import type { CrawlServices } from './services.js';
+import { lagEntries, type CrawlTelemetry } from './telemetry.js';
 
 export interface CrawlReplayOptions {
   id: string;
@@ -26,18 +30,34 @@ export interface CrawlReplayOptions {
   dataDir?: string;
   /** Kafka: the cluster. */
   kafka?: { brokers: string[]; prefix: string; registryUrl: string };
+  /** Where the warc processor writes, when it is replayed (`warc export`). */
+  warc?: WarcOutput;
+  /** Prometheus metrics of the replay (--metrics-port). */
+  telemetry?: CrawlTelemetry;
+  /** Called once the replay's tasks exist (their counters stay readable after it ends). */
+  onStarted?: (view: ReplayView<CrawlServices>) => void;
 }
 
 export async function runCrawlReplay(o: CrawlReplayOptions): Promise<ReplayProgress> {
-  const plan = planReplay(crawlTopology(), { id: o.id, from: o.from, processors: o.processors });
+  const plan = planReplay(crawlTopology(extraProcessors(o.warc)), { id: o.id, from: o.from, processors: o.processors });
   if (o.kafka && plan.topology.processors.some((p) => p.name === 'sink') && !o.clickhouseUrl) throw new Error('replaying the sink needs --clickhouse-url');
   const config = o.kafka ? await kafkaCrawlConfig(o.kafka, o.log) : defaultCrawlConfig();
   // A replay fetches nothing; the HTTP client is there because the services have one, and opens no socket.
-  const open = openCrawlServices({ config, clickhouseUrl: o.clickhouseUrl, dataDir: o.dataDir, sinkName: `replay-${o.id}`, parserModule: o.parserModule });
+  const open = openCrawlServices({
+    config, clickhouseUrl: o.clickhouseUrl, dataDir: o.dataDir, sinkName: `replay-${o.id}`, parserModule: o.parserModule, warc: o.warc, observer: o.telemetry,
+  });
   const { services } = open;
   try {
     if (plan.topology.processors.some((p) => p.name === 'sink')) await services.clickhouse();
-    const common = { plan, services, since: o.since, fromOffset: o.fromOffset, log: o.log, onProgress: o.onProgress, signal: o.signal };
+    const telemetry = o.telemetry;
+    const common = {
+      plan, services, since: o.since, fromOffset: o.fromOffset, log: o.log, onProgress: o.onProgress, signal: o.signal,
+      onCommitted: telemetry?.onCommitted,
+      onStarted: (view: ReplayView<CrawlServices>) => {
+        telemetry?.watch(() => ({ tasks: view.tasks(), lag: lagEntries(view.lag()) }));
+        o.onStarted?.(view);
+      },
+    };
     if (o.kafka) {
       const { runKafkaReplay } = await import('../engine/replay/kafka-replay.js');
       return await runKafkaReplay({ ...common, ...o.kafka });

@@ -13,6 +13,28 @@ import { PdfPool } from '../pdf/pdf-pool.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import type { CrawlBudget } from '../processors/crawl-budget.js';
 import type { CrawlConfig } from './config.js';
+import type { FetchKind } from '../schemas/records.js';
+import type { WarcOutput } from '../processors/warc-archive.js';
+
+/** One fetch that left this process, as it ended (abandoned ones too: the server may have seen them). */
+export interface FetchDone {
+  /** A browser's requests while rendering a page are 'subresource' (and 'robots' when it reads robots.txt). */
+  kind: FetchKind | 'subresource';
+  /** 0 when no response arrived. */
+  status: number;
+  errorKind: string;
+  /** Cut at our own size cap. */
+  truncated: boolean;
+  seconds: number;
+  wireBytes: number;
+}
+
+/** Told of events as they happen in this process (Prometheus metrics); never blocks, never throws. */
+export interface CrawlObserver {
+  fetchDone(f: FetchDone): void;
+}
+
+export const NO_OBSERVER: CrawlObserver = { fetchDone: () => {} };
 
 export interface CrawlServices {
   config: CrawlConfig;
@@ -36,6 +58,10 @@ export interface CrawlServices {
   renderer?: Renderer;
   /** Worker threads that read PDFs. */
   pdfPool?: PdfPool;
+  /** Fetch outcomes as they happen (--metrics-port); a no-op otherwise. */
+  observer: CrawlObserver;
+  /** Where the warc processor writes (--warc-dir, `warc export`); absent without it. */
+  warc?: WarcOutput;
 }
 
 export function createFetcher(config: CrawlConfig): HttpFetcher {
@@ -70,13 +96,15 @@ export function openCrawlServices(o: {
   chromiumPath?: string;
   renderConcurrency?: number;
   log?: (line: string) => void;
+  observer?: CrawlObserver;
+  warc?: WarcOutput;
 }): OpenServices {
   const fetcher = createFetcher(o.config);
   const clickhouse = sharedClickHouse({ url: o.clickhouseUrl, dataDir: o.dataDir });
   const parsePool = new ParsePool(undefined, o.parserModule?.path);
   const services: CrawlServices = {
     config: o.config, fetcher, clickhouse, sinkName: o.sinkName ?? 'live', parsePool, parserModule: o.parserModule,
-    budget: o.budget, control: o.control ?? { paused: false }, rows: rowSinks(clickhouse),
+    budget: o.budget, control: o.control ?? { paused: false }, rows: rowSinks(clickhouse), observer: o.observer ?? NO_OBSERVER, warc: o.warc,
     // Started on the first PDF: a crawl that meets none spawns no thread for them.
     pdfPool: new PdfPool({ threads: 1, timeoutMs: 20_000, maxMemoryMb: 256 }),
   };

@@ -22,7 +22,9 @@ import { parseProcessor } from '../processors/parse.js';
 import { simhashBandsProcessor } from '../processors/simhash-bands.js';
 import { nearDupProcessor } from '../processors/near-dup.js';
 import { clickhouseSink } from '../processors/clickhouse-sink.js';
+import { warcProcessor, type WarcOutput } from '../processors/warc-archive.js';
 import type { CrawlServices } from './services.js';
+import type { ProcessorModule } from './processor-module.js';
 import * as topics from './topics.js';
 
 export function crawlTopologyBuilder(extra: readonly AnyProcessorDefinition<CrawlServices>[] = []) {
@@ -50,6 +52,11 @@ export function crawlTopologyBuilder(extra: readonly AnyProcessorDefinition<Craw
   // Users' processors (--processor-module) read the crawl's topics like any other.
   for (const def of extra) builder.processor(def);
   return builder;
+}
+
+/** The crawl's optional stages (the WARC writer with --warc-dir) and users' processors, in that order. */
+export function extraProcessors(warc: WarcOutput | undefined, modules: readonly ProcessorModule[] = []): AnyProcessorDefinition<CrawlServices>[] {
+  return [...(warc ? [warcProcessor] : []), ...modules.map((m) => m.processor)];
 }
 
 export type CrawlTopology = ReturnType<ReturnType<typeof crawlTopologyBuilder>['build']>;

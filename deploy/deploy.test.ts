@@ -67,6 +67,23 @@ describe('deploy/prometheus', () => {
   });
 });
 
+describe('the worker metrics port convention', () => {
+  it('should scrape exactly the ports the README and docker-compose.yml tell workers to take', { skip: pySkip }, async () => {
+    const [targets] = await yaml(join(DEPLOY, 'prometheus', 'targets', 'crawlstream-workers.yml'));
+    const scraped = (targets as { targets: string[] }[]).flatMap((t) => t.targets).map((t) => {
+      const m = /^127\.0\.0\.1:(\d+)$/.exec(t);
+      assert.ok(m, `target ${t} is a loopback port (workers listen on 127.0.0.1 by default)`);
+      return Number(m[1]);
+    });
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const kafka = readme.slice(readme.indexOf('## Kafka mode'), readme.indexOf('\n## ', readme.indexOf('## Kafka mode') + 1));
+    const told = (text: string) => [...text.matchAll(/--metrics-port (\d+)|\b(94\d\d)\b/g)].map((m) => Number(m[1] ?? m[2]));
+    assert.deepEqual([...new Set(told(kafka))].sort(), [...scraped].sort(), 'the README\'s Kafka section');
+    const compose = readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8');
+    assert.deepEqual([...new Set(told(compose))].sort(), [...scraped].sort(), 'docker-compose.yml');
+  });
+});
+
 describe('deploy/grafana', () => {
   it('should query in every panel only metrics the code exports', async () => {
     const names = await exported();

@@ -344,3 +344,39 @@ test('should answer fetches after close with aborted', async () => {
   const o = await f.fetch('http://127.0.0.2:9/');
   assert.equal(o.errorKind, 'aborted');
 });
+
+test('should keep what an archive needs: request headers as sent, reason phrase and response headers as received', async () => {
+  let received = '';
+  const s = await raw('127.0.0.2', (socket) => {
+    socket.once('data', (d) => {
+      received = d.toString('latin1');
+      socket.end('HTTP/1.1 200 Quite OK\r\nX-Mixed-Case: one\r\nSet-Cookie: a=1\r\ncontent-type: text/plain\r\nSet-Cookie: b=2\r\nContent-Length: 2\r\n\r\nhi');
+    });
+  });
+  const o = await fetcher().fetch(s.url('/p?q=1'), { headers: { 'If-None-Match': '"v1"' } });
+  assert.equal(o.error, '');
+  assert.equal(o.incomplete, false);
+  assert.equal(o.httpVersion, '1.1');
+  assert.equal(o.statusText, 'Quite OK');
+  assert.deepEqual(o.responseHeaders, [['X-Mixed-Case', 'one'], ['Set-Cookie', 'a=1'], ['content-type', 'text/plain'], ['Set-Cookie', 'b=2'], ['Content-Length', '2']]);
+  assert.equal(o.method, 'GET');
+  assert.match(received, /^GET \/p\?q=1 HTTP\/1\.1\r\n/);
+  // Every header line recorded as sent was on the wire, in that order (undici adds only its Connection).
+  const wire = received.split('\r\n').slice(1).filter(Boolean).map((l) => l.slice(0, l.indexOf(':')).toLowerCase());
+  assert.deepEqual(o.requestHeaders.map(([n]) => n), wire.filter((n) => n !== 'connection'));
+  assert.deepEqual(o.requestHeaders[0], ['host', `127.0.0.2:${s.port}`]);
+  assert.ok(o.requestHeaders.some(([n, v]) => n === 'if-none-match' && v === '"v1"'));
+});
+
+test('should say a body is incomplete when a response arrived and its body did not end whole', async () => {
+  const s = await raw('127.0.0.2', (socket) => {
+    socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly part'));
+  });
+  const cut = await fetcher().fetch(s.url('/cut'));
+  assert.equal(cut.status, 200);
+  assert.equal(cut.errorKind, 'body-incomplete');
+  assert.equal(cut.incomplete, true);
+  const refused = await fetcher().fetch(`http://127.0.0.2:${await closedPort('127.0.0.2')}/`);
+  assert.equal(refused.status, 0);
+  assert.equal(refused.incomplete, false, 'no response, no body to be incomplete');
+});

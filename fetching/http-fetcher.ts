@@ -59,6 +59,14 @@ export interface FetchOutcome {
   remoteAddress: string;
   location: string;              // absolute, resolved against the URL, for 3xx; '' otherwise
   retryAfterMs: number;          // parsed Retry-After for any status, 0 if absent/invalid
+  /** What an archive needs to write the exchange back faithfully (WARC). */
+  method: string;
+  requestHeaders: [string, string][];   // as sent, in order, host first ('' lists before dispatch)
+  httpVersion: string;           // '1.1' once a response arrived (undici hides a 1.0 server's minor version), else ''
+  statusText: string;            // reason phrase as received
+  responseHeaders: [string, string][];  // as received: order, case, repeats
+  /** A response arrived but its body is not whole (our caps, a timeout, a reset, an abort, undecodable). */
+  incomplete: boolean;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -219,6 +227,7 @@ export class HttpFetcher {
     if (init.signal?.aborted) onAbort(); // aborted while this request waited for its slot
     let checkedAddress = '';
     let dispatched = false;
+    let sent: [string, string][] = [];
     try {
       if (init.address) this.pins.set(host.toLowerCase(), init.address);
       else this.pins.delete(host.toLowerCase());
@@ -227,7 +236,7 @@ export class HttpFetcher {
       else if (!collector.isDecided) {
         checkedAddress = checked.address;
         dispatched = true;
-        this.dispatch(url, init.headers, collector);
+        sent = this.dispatch(url, init.headers, collector);
       }
       const c = await collector.result;
       // undici frees a keep-alive socket for the next request in a setImmediate after the response
@@ -236,6 +245,8 @@ export class HttpFetcher {
       const head = c.head;
       const { contentType, charset } = parseContentType(head?.first('content-type'));
       let { errorKind, error } = c;
+      // Decided by the collector, before the redirect check below (which finds a whole body wanting).
+      const incomplete = c.status > 0 && c.errorKind !== '';
       let location = c.status >= 300 && c.status < 400 ? resolveLocation(head?.first('location'), url) : '';
       if (!errorKind && REDIRECTS.has(c.status) && !location) {
         errorKind = 'protocol';
@@ -260,6 +271,12 @@ export class HttpFetcher {
         remoteAddress: c.status > 0 ? this.budget.remoteAddress(key) || checkedAddress : '',
         location,
         retryAfterMs: parseRetryAfter(head?.first('retry-after'), Date.now()),
+        method: 'GET',
+        requestHeaders: sent,
+        httpVersion: c.status > 0 ? '1.1' : '',
+        statusText: c.statusText,
+        responseHeaders: c.rawHeaders,
+        incomplete,
       };
       // Requests that never reached undici (refused, DNS failure) hold no socket: free their slot now.
       return { outcome, settled: dispatched ? collector.settled : Promise.resolve() };
@@ -324,7 +341,8 @@ export class HttpFetcher {
     }
   }
 
-  private dispatch(url: URL, extra: Record<string, string> | undefined, collector: ResponseCollector): void {
+  /** Returns the header lines sent, as undici writes them: host first, then ours in order (its own hop-by-hop Connection aside). */
+  private dispatch(url: URL, extra: Record<string, string> | undefined, collector: ResponseCollector): [string, string][] {
     const headers: Record<string, string> = {
       'user-agent': this.userAgent,
       accept: ACCEPT,
@@ -343,6 +361,7 @@ export class HttpFetcher {
     } catch (err) {
       collector.onResponseError(undefined, err as Error);
     }
+    return [['host', url.host], ...Object.entries(headers)];
   }
 }
 
@@ -350,6 +369,7 @@ function failure(startedAt: number, t0: number, kind: ErrorKind, message: string
   return {
     status: 0, error: `${kind}: ${message}`, errorKind: kind, headers: {}, body: Buffer.alloc(0), bytes: 0, wireBytes: 0,
     truncated: false, sha1: '', contentType: '', charset: '', startedAt, elapsedMs: Math.round(performance.now() - t0), ttfbMs: 0,
-    remoteAddress: '', location: '', retryAfterMs: 0,
+    remoteAddress: '', location: '', retryAfterMs: 0, method: 'GET', requestHeaders: [], httpVersion: '', statusText: '', responseHeaders: [],
+    incomplete: false,
   };
 }

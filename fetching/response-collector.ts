@@ -1,6 +1,7 @@
 // The undici dispatch handler behind one fetch: it counts and caps wire bytes, feeds the streaming
 // decoder, and turns every way a request can end into exactly one result. Whoever decides first wins
 // (a cap, the decoder, a timer, the caller's abort, undici's end or error); later signals are ignored.
+import { isUtf8 } from 'node:buffer';
 import type { Dispatcher } from 'undici';
 import { connectionResetInProgress } from './connection-guard.js';
 import { ContentDecoder, parseContentEncoding } from './content-decoder.js';
@@ -21,6 +22,10 @@ export interface Collected {
   errorKind: ErrorKind;
   error: string;
   head: ResponseHead | null;
+  /** The reason phrase of the status line ('' when none or no response). */
+  statusText: string;
+  /** Response header lines as received: order, case and repeats kept (undici bounds their total size). */
+  rawHeaders: [string, string][];
   body: Buffer;
   /** Decoded bytes, whether kept in `body` or handed to a sink. */
   bytes: number;
@@ -59,6 +64,8 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
   private decided = false;
   private status = 0;
   private head: ResponseHead | null = null;
+  private statusText = '';
+  private rawHeaders: [string, string][] = [];
   private decoder: ContentDecoder | null = null;
   private wireBytes = 0;
   private ttfbMs = 0;
@@ -90,12 +97,15 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
     if (this.decided) controller.abort(new Error('request already finished'));
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: unknown): void {
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: unknown, statusMessage?: string): void {
     if (this.decided) return controller.abort(new Error('request already finished'));
     if (statusCode < 200) return; // interim 1xx responses (e.g. 103 Early Hints) carry no body
     this.status = statusCode;
     this.ttfbMs = performance.now() - this.ctx.startedAt;
-    this.head = parseResponseHead(rawHeaderList(controller.rawHeaders ?? headers));
+    this.statusText = typeof statusMessage === 'string' ? statusMessage : '';
+    const raw = rawHeaderList(controller.rawHeaders ?? headers);
+    this.rawHeaders = headerLines(raw);
+    this.head = parseResponseHead(raw);
     const length = Number(this.head.first('content-length'));
     if (Number.isSafeInteger(length) && length >= 0) this.declaredLength = length;
     const encoding = parseContentEncoding(this.head.joined('content-encoding'));
@@ -158,6 +168,8 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
         errorKind: k,
         error: k ? `${k}: ${m}` : '',
         head: this.head,
+        statusText: this.statusText,
+        rawHeaders: this.rawHeaders,
         body: decoder ? decoder.body() : EMPTY,
         bytes: decoder ? decoder.bytes : 0,
         wireBytes: this.wireBytes,
@@ -218,6 +230,18 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
     }
     return { kind: 'connect', message: `${target}: ${code ? `${code}: ` : ''}${detail}` };
   }
+}
+
+/** Name and value pairs as received; bytes that are not UTF-8 are kept one char per byte (latin1). */
+function headerLines(raw: ReadonlyArray<Buffer | string>): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) out.push([headerText(raw[i]), headerText(raw[i + 1])]);
+  return out;
+}
+
+function headerText(v: Buffer | string): string {
+  if (typeof v === 'string') return v;
+  return isUtf8(v) ? v.toString('utf8') : v.toString('latin1');
 }
 
 function rawHeaderList(raw: unknown): Array<Buffer | string> {

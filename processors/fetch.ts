@@ -15,22 +15,38 @@ import type { Renderer } from '../rendering/renderer.js';
 import { parseRobotsTxt, type RobotsPolicy } from '../robots/robots-policy.js';
 import type { HttpFetcher } from '../fetching/http-fetcher.js';
 import { compressBodyAsync } from '../fetching/body-codec.js';
+import { truncationReason } from '../warc/capture.js';
+import type { CrawlObserver, FetchDone } from '../crawl/services.js';
 
 const inputs = [resolved] as const;
 const outputs = [fetched, discoveredUrls] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
+/** What the fetch processor needs: the HTTP client, the configuration, someone to tell each outcome, a browser. */
+export interface FetchServices {
+  fetcher: HttpFetcher;
+  config: CrawlConfig;
+  observer: CrawlObserver;
+  renderer?: Renderer;
+}
+
 class Fetch implements Processor<In, Out> {
   private startedAt = 0;
   private readonly inFlight = new Set<AbortController>();
+  private readonly fetcher: HttpFetcher;
+  private readonly config: CrawlConfig;
+  private readonly renderer: Renderer | undefined;
 
   private readonly gate: AddressGate;
   /** robots.txt as this task last fetched it, per host: rendering browsers' requests obey it. */
   private readonly robots = new Map<string, RobotsPolicy>();
 
-  constructor(private readonly fetcher: HttpFetcher, private readonly config: CrawlConfig, private readonly renderer?: Renderer) {
-    this.gate = new AddressGate(config.maxInFlightPerIp);
+  constructor(private readonly s: FetchServices) {
+    this.fetcher = s.fetcher;
+    this.config = s.config;
+    this.renderer = s.renderer;
+    this.gate = new AddressGate(s.config.maxInFlightPerIp);
   }
 
   init(ctx: ProcessorContext<Out>): void {
@@ -56,7 +72,8 @@ class Fetch implements Processor<In, Out> {
       if (!release) return; // abandoned while waiting: the task's new owner fetches it
       ctx.metrics.gauge('address.busiest', this.gate.busiest);
       if (request.kind === 'sitemap') {
-        const { outcome, summary, found } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now);
+        const { outcome, summary, found, kept, cut } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now, this.config.maxBodyBytes);
+        this.observe(request.kind, outcome);
         if (abort.signal.aborted) return; // abandoned: the task's new owner fetches it again
         // Only a successful answer is read as a sitemap: a 404 page is no sitemap, not a broken one.
         const problem = outcome.status >= 200 && outcome.status < 300 ? sitemapProblem(summary) : '';
@@ -64,34 +81,45 @@ class Fetch implements Processor<In, Out> {
         ctx.metrics.count('sitemap-urls', found.length);
         // Each listed URL travels keyed by its host: the sitemap's own (the parser refused others).
         for (const u of found) ctx.forward('discovered-urls', request.host, u);
-        return this.record(ctx, request, { ...outcome, error: outcome.error || problem }, {}, outcome.sha1, found.length);
+        // The body is kept up to the page cap: an archive of the crawl holds what the sitemap said.
+        const truncation = outcome.incomplete ? truncationReason(outcome.errorKind) : cut ? 'length' : '';
+        return this.record(ctx, request, { ...outcome, body: kept, error: outcome.error || problem }, {}, outcome.sha1, found.length, truncation);
       }
       const headers: Record<string, string> = {};
       if (request.if_none_match) headers['if-none-match'] = request.if_none_match;
       if (request.if_modified_since) headers['if-modified-since'] = request.if_modified_since;
       const outcome = await this.fetcher.fetch(request.url, { headers, signal: abort.signal, address: request.address || undefined });
+      this.observe(request.kind, outcome);
       if (abort.signal.aborted) return;
       const sha1 = outcome.body.length ? createHash('sha1').update(outcome.body).digest('hex') : '';
       if (request.kind === 'robots' && this.renderer) this.rememberRobots(request.url, outcome);
       const rendered = this.renderer && wantsRender(this.config.render, request, outcome)
         ? await renderFetched({ renderer: this.renderer, fetcher: this.fetcher, mode: this.config.render, productToken: this.config.productToken,
-          robots: this.robots, signal: abort.signal, now: ctx.now }, request, outcome)
+          robots: this.robots, signal: abort.signal, now: ctx.now, onFetched: (kind, o) => this.observe(kind, o) }, request, outcome)
         : undefined;
       if (abort.signal.aborted) return;
       if (rendered) {
         ctx.metrics.count(rendered.error ? 'render-errors' : 'rendered');
         ctx.metrics.count('requests.subresource', rendered.subrequests.filter((s) => s.outcome.startsWith('fetched')).length);
       }
-      return await this.record(ctx, request, outcome, headers, sha1, 0, rendered);
+      return await this.record(ctx, request, outcome, headers, sha1, 0, outcome.incomplete ? truncationReason(outcome.errorKind) : '', rendered);
     } finally {
       release?.();
       this.inFlight.delete(abort);
     }
   }
 
-  /** The fetched record: the outcome, the body (compressed), validators and the URL's recrawl decision. */
+  /** Every request that left, abandoned ones too: the server may have seen it. */
+  private observe(kind: FetchDone['kind'], o: FetchOutcome): void {
+    this.s.observer.fetchDone({ kind, status: o.status, errorKind: o.errorKind, truncated: o.truncated, seconds: o.elapsedMs / 1000, wireBytes: o.wireBytes });
+  }
+
+  /**
+   * The fetched record: the outcome, the body (compressed), validators and the URL's recrawl decision.
+   * @param truncation WARC-Truncated for the kept body ('' when whole)
+   */
   private async record(ctx: ProcessorContext<Out>, request: FetchRequest, outcome: FetchOutcome, sent: Record<string, string>, sha1: string,
-    sitemapUrls: number, rendered?: RenderResult): Promise<void> {
+    sitemapUrls: number, truncation: string, rendered?: RenderResult): Promise<void> {
     const stored = await compressBodyAsync(outcome.body);
     const dom = rendered?.html ? await compressBodyAsync(Buffer.from(rendered.html, 'utf8')) : undefined;
     const changed = hasChanged(outcome.status, sha1, request.previous_sha1);
@@ -137,6 +165,14 @@ class Fetch implements Processor<In, Out> {
       rendered_body: dom?.bytes ?? Buffer.alloc(0),
       render_error: rendered?.error ?? '',
       subrequests: (rendered?.subrequests ?? []).map((s) => ({ url: s.url, resource_type: s.resourceType, outcome: s.outcome })),
+      http_version: outcome.httpVersion,
+      status_text: outcome.statusText,
+      request_method: outcome.method,
+      request_headers: outcome.requestHeaders.map(([name, value]) => ({ name, value })),
+      response_headers: outcome.responseHeaders.map(([name, value]) => ({ name, value })),
+      truncation: outcome.status > 0 ? truncation : '',
+      previous_sha1: request.previous_sha1,
+      previous_captured_at: request.previous_captured_at,
     };
     ctx.metrics.count(request.kind === 'robots' ? 'robots-requests' : request.kind === 'sitemap' ? 'sitemap-requests' : 'requests');
     if (outcome.error) ctx.metrics.count(`errors.${outcome.errorKind || 'other'}`);
@@ -167,5 +203,5 @@ export const fetchProcessor = defineProcessor({
   // Keyed by server address: many requests of one key run at once, up to the address gate's limit.
   concurrency: { maxInFlight: 128, perKeyOrder: false },
   delivery: 'At least once at the server: after a crash, requests that were in flight are sent again (after one host delay); the outcome is recorded once.',
-  create: (s: { fetcher: HttpFetcher; config: CrawlConfig; renderer?: Renderer }) => new Fetch(s.fetcher, s.config, s.renderer),
+  create: (s: FetchServices) => new Fetch(s),
 });

@@ -22,6 +22,8 @@ export interface RenderContext {
   robots: Map<string, RobotsPolicy>;
   signal: AbortSignal;
   now: () => number;
+  /** Told of every request made on the browser's behalf (metrics: the server sees them too). */
+  onFetched?: (kind: 'robots' | 'subresource', outcome: FetchOutcome) => void;
 }
 
 const ROBOTS_CACHE = 4096;
@@ -52,6 +54,7 @@ export async function renderFetched(c: RenderContext, request: FetchRequest, out
     const url = `${new URL(request.url).protocol}//${host}/robots.txt`;
     await sleep(lastEnd + request.delay_ms - c.now());
     const got = await c.fetcher.fetch(url, { signal: c.signal, address: request.address || undefined });
+    c.onFetched?.('robots', got);
     lastEnd = c.now();
     // As the scheduler reads it (RFC 9309): 4xx allows all; anything else that is not a whole 2xx forbids.
     const whole = got.status >= 200 && got.status < 300 && !got.error;
@@ -77,6 +80,7 @@ export async function renderFetched(c: RenderContext, request: FetchRequest, out
       if (c.signal.aborted) return { refused: 'the fetch was abandoned' };
       await sleep(lastEnd + request.delay_ms - c.now());
       const got = await c.fetcher.fetch(req.url, { signal: c.signal, address: request.address || undefined });
+      c.onFetched?.('subresource', got);
       lastEnd = c.now();
       if (got.status === 0) return { refused: got.error };
       return { status: got.status, headers: got.headers, body: got.body };

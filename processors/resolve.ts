@@ -7,6 +7,7 @@
 import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../engine/api.js';
 import { fetched, resolved, scheduled } from '../crawl/topics.js';
 import type { HttpFetcher } from '../fetching/http-fetcher.js';
+import type { CrawlObserver } from '../crawl/services.js';
 import { PLAIN_RESULT, type FetchRequest, type FetchResult } from '../schemas/records.js';
 
 const inputs = [scheduled] as const;
@@ -15,7 +16,7 @@ type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
 class Resolve implements Processor<In, Out> {
-  constructor(private readonly fetcher: HttpFetcher) {}
+  constructor(private readonly fetcher: HttpFetcher, private readonly observer: CrawlObserver) {}
 
   async process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
     const request = record.value;
@@ -33,6 +34,8 @@ class Resolve implements Processor<In, Out> {
   /** No request can be sent: the outcome goes straight to `fetched`, so the host's slot is freed. */
   private failed(ctx: ProcessorContext<Out>, request: FetchRequest, kind: string, message: string): void {
     ctx.metrics.count(`errors.${kind}`);
+    // A fetch attempt that ended before a request could leave (DNS, network policy): counted as one.
+    this.observer.fetchDone({ kind: request.kind, status: 0, errorKind: kind, truncated: false, seconds: 0, wireBytes: 0 });
     const now = ctx.now();
     const result: FetchResult = {
       ...PLAIN_RESULT,
@@ -56,5 +59,5 @@ export const resolveProcessor = defineProcessor({
   // Lookups wait on DNS: many at once, one host's requests in order.
   concurrency: { maxInFlight: 256, perKeyOrder: true },
   delivery: 'Stateless: after a crash a released fetch may be resolved again; the fetch stage sends it once per release.',
-  create: (s: { fetcher: HttpFetcher }) => new Resolve(s.fetcher),
+  create: (s: { fetcher: HttpFetcher; observer: CrawlObserver }) => new Resolve(s.fetcher, s.observer),
 });

@@ -142,7 +142,7 @@ export class Schedule implements Processor<In, Out> {
       url: u.url, depth: u.depth, via: u.via, source_url: u.source_url, redirect_hops: u.redirect_hops, discovered_at: u.discovered_at,
       inlinks: Math.max(1, u.inlinks), priority_hint: u.priority_hint, changefreq: u.changefreq, lastmod: u.lastmod,
       sitemap_depth: u.sitemap_depth, phase: 'ready', queue_seq: 0, queue_rank: 0, attempt: 1, etag: '', last_modified: '', sha1: '',
-      interval_ms: this.config.recrawl ? firstInterval(u, now, this.config) : 0, next_due_at: 0, fetches: 0, changes: 0, gone: 0,
+      interval_ms: this.config.recrawl ? firstInterval(u, now, this.config) : 0, next_due_at: 0, fetches: 0, changes: 0, gone: 0, captured_at: 0,
     };
     this.queues.enqueueReady(h, key, state, false);
     this.save(h);
@@ -193,7 +193,7 @@ export class Schedule implements Processor<In, Out> {
     const ok = r.status >= 200 && r.status < 300;
     const next: UrlState = {
       ...u, attempt: 1, fetches: u.fetches + 1, changes: u.changes + (r.changed ? 1 : 0),
-      gone: r.status === 404 || r.status === 410 ? u.gone + 1 : 0,
+      gone: r.status === 404 || r.status === 410 ? u.gone + 1 : 0, captured_at: ok ? r.started_at : u.captured_at,
       etag: ok ? r.etag : u.etag, last_modified: ok ? r.last_modified : u.last_modified, sha1: ok ? r.body_sha1 : u.sha1,
       interval_ms: r.recrawl_interval_ms || u.interval_ms, next_due_at: r.next_due_at,
     };
@@ -251,6 +251,7 @@ export class Schedule implements Processor<In, Out> {
       url: u.url, depth: u.depth, attempt: u.attempt, via: u.fetches > 0 ? 'recrawl' : u.via, source_url: u.source_url,
       redirect_hops: u.redirect_hops, if_none_match: conditional ? u.etag : '', if_modified_since: conditional ? u.last_modified : '',
       priority: priorityOf(u), recrawl_interval_ms: u.interval_ms, previous_sha1: u.sha1, gone_count: u.gone, sitemap_depth: u.sitemap_depth,
+      previous_captured_at: u.captured_at,
     });
     this.urls.put(key, { ...u, phase: 'in-flight', queue_rank: rank });
     if (request.via === 'recrawl') this.ctx.metrics.count('recrawls');
@@ -259,7 +260,7 @@ export class Schedule implements Processor<In, Out> {
   private releaseRobots(h: HostState, url: string, attempt: number, hops: number, now: number): void {
     this.release(h, 'robots', now, {
       url, depth: 0, attempt, via: 'seed', source_url: '', redirect_hops: hops, if_none_match: '', if_modified_since: '',
-      priority: 0, recrawl_interval_ms: 0, previous_sha1: '', gone_count: 0, sitemap_depth: 0,
+      priority: 0, recrawl_interval_ms: 0, previous_sha1: '', gone_count: 0, sitemap_depth: 0, previous_captured_at: 0,
     });
   }
 
@@ -287,7 +288,8 @@ export class Schedule implements Processor<In, Out> {
       this.queues.enqueueReady(h, key, {
         url, depth: 0, via: 'sitemap', source_url: `${h.scheme}://${h.host}/robots.txt`, redirect_hops: 0, discovered_at: now, inlinks: 1,
         priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 1, phase: 'ready', queue_seq: 0, queue_rank: 0, attempt: 1,
-        etag: '', last_modified: '', sha1: u?.sha1 ?? '', interval_ms: 0, next_due_at: 0, fetches: u?.fetches ?? 0, changes: 0, gone: 0,
+        etag: '', last_modified: '', sha1: u?.sha1 ?? '', captured_at: u?.captured_at ?? 0, interval_ms: 0, next_due_at: 0,
+        fetches: u?.fetches ?? 0, changes: 0, gone: 0,
       }, false);
     }
   }

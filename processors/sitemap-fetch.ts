@@ -13,9 +13,17 @@ export interface SitemapFetch {
   outcome: FetchOutcome;
   summary: SitemapSummary;
   found: DiscoveredUrl[];
+  /** The decoded body, its first `keepBytes` (for the record and an archive); the parser read it all. */
+  kept: Buffer;
+  /** `kept` is shorter than what was read. */
+  cut: boolean;
 }
 
-export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, signal: AbortSignal, now: () => number): Promise<SitemapFetch> {
+/**
+ * @param keepBytes how much of the body to keep: the page body cap, so that keeping a sitemap costs no
+ *   more memory than a page fetch, while the parser still reads up to SITEMAP_MAX_BYTES
+ */
+export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, signal: AbortSignal, now: () => number, keepBytes: number): Promise<SitemapFetch> {
   const found: DiscoveredUrl[] = [];
   const base = { source_url: request.url, anchor: '', redirect_hops: 0, depth: request.depth + 1, priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 0 };
   const parser = new SitemapParser({
@@ -32,18 +40,28 @@ export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, 
     }),
     onSitemap: (loc, lastmod) => found.push({ ...base, url: loc, via: 'sitemap', discovered_at: now(), lastmod: lastmod ?? 0, sitemap_depth: request.sitemap_depth + 1 }),
   });
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let cut = false;
   const outcome = await fetcher.fetch(request.url, {
     signal,
     address: request.address || undefined,
     maxBodyBytes: SITEMAP_MAX_BYTES,
     bodySink: (chunk) => {
+      const room = keepBytes - kept;
+      if (chunk.length > room) cut = true;
+      if (room > 0) {
+        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+        chunks.push(Buffer.from(part)); // the decoder may reuse its buffer
+        kept += part.length;
+      }
       // A parser that stopped (a limit, not a sitemap) has read all it will: the rest is not needed.
       if (!parser.done) parser.write(chunk);
     },
   });
   // Only what a whole, successful answer listed counts: an error page is no sitemap.
   const summary = parser.end();
-  return { outcome, summary, found: outcome.status >= 200 && outcome.status < 300 ? found : [] };
+  return { outcome, summary, found: outcome.status >= 200 && outcome.status < 300 ? found : [], kept: Buffer.concat(chunks, kept), cut };
 }
 
 /** What a sitemap fetch tells the user when the file was not read whole, or was no sitemap. */

@@ -1,7 +1,8 @@
 // What the scheduler knows of each URL of a host, in its `urls` store on disk: where the URL is
 // (ready, in flight, waiting for its recrawl, stopped), its importance, its validators and its change
 // history. A host with a million known URLs costs disk, not RAM.
-import { avroValues, defineStore } from '../engine/api.js';
+import avro from 'avsc';
+import { defineStore, type ValueCodec } from '../engine/api.js';
 import type { DiscoveryKind } from '../schemas/records.js';
 import { fingerprint64 } from '../state-stores/fingerprint.js';
 
@@ -36,6 +37,8 @@ export interface UrlState {
   changes: number;
   /** Consecutive 404/410 answers. */
   gone: number;
+  /** When the body whose digest is `sha1` was fetched (a 304's WARC revisit refers to it); 0 when unknown. */
+  captured_at: number;
 }
 
 export interface UrlKey {
@@ -46,6 +49,41 @@ export interface UrlKey {
 
 export function urlKey(host: string, url: string): UrlKey {
   return { host, ...fingerprint64(url) };
+}
+
+const FIELDS = [
+  { name: 'url', type: 'string' }, { name: 'depth', type: 'int' }, { name: 'via', type: 'string' },
+  { name: 'source_url', type: 'string' }, { name: 'redirect_hops', type: 'int' }, { name: 'discovered_at', type: 'long' },
+  { name: 'inlinks', type: 'int' }, { name: 'priority_hint', type: 'double' }, { name: 'changefreq', type: 'string' },
+  { name: 'lastmod', type: 'long' }, { name: 'sitemap_depth', type: 'int' }, { name: 'phase', type: 'string' },
+  { name: 'queue_seq', type: 'long' }, { name: 'queue_rank', type: 'long' }, { name: 'attempt', type: 'int' },
+  { name: 'etag', type: 'string' }, { name: 'last_modified', type: 'string' }, { name: 'sha1', type: 'string' },
+  { name: 'interval_ms', type: 'long' }, { name: 'next_due_at', type: 'long' }, { name: 'fetches', type: 'int' },
+  { name: 'changes', type: 'int' }, { name: 'gone', type: 'int' },
+];
+/** Fields appended since the first layout, each with a default: values stored before them still read. */
+const ADDED = [{ name: 'captured_at', type: 'long', default: 0 }];
+
+/**
+ * Store values carry no schema id, so a value written before a field was appended is shorter than
+ * the current layout: it fails to decode as such (truncated), and is then read with the older
+ * layout and the added fields' defaults (Avro schema resolution).
+ */
+function urlStateValues(): ValueCodec<UrlState> {
+  const schema = (fields: object[]) => ({ type: 'record', name: 'UrlState', namespace: 'crawlstream.store', fields }) as avro.Schema;
+  const current = avro.Type.forSchema(schema([...FIELDS, ...ADDED]));
+  const first = avro.Type.forSchema(schema(FIELDS));
+  const fromFirst = current.createResolver(first);
+  return {
+    encode: (v) => current.toBuffer(v),
+    decode: (b) => {
+      try {
+        return current.fromBuffer(b) as UrlState;
+      } catch {
+        return current.fromBuffer(b, fromFirst) as UrlState;
+      }
+    },
+  };
 }
 
 export const urlsStore = defineStore<UrlKey, UrlState>({
@@ -62,19 +100,7 @@ export const urlsStore = defineStore<UrlKey, UrlState>({
     // The host is not stored (8 bytes per URL): callers that scan know which host they asked for.
     decode: (b) => ({ host: '', hi: b.readUInt32BE(0), lo: b.readUInt32BE(4) }),
   },
-  values: avroValues<UrlState>({
-    type: 'record', name: 'UrlState', namespace: 'crawlstream.store',
-    fields: [
-      { name: 'url', type: 'string' }, { name: 'depth', type: 'int' }, { name: 'via', type: 'string' },
-      { name: 'source_url', type: 'string' }, { name: 'redirect_hops', type: 'int' }, { name: 'discovered_at', type: 'long' },
-      { name: 'inlinks', type: 'int' }, { name: 'priority_hint', type: 'double' }, { name: 'changefreq', type: 'string' },
-      { name: 'lastmod', type: 'long' }, { name: 'sitemap_depth', type: 'int' }, { name: 'phase', type: 'string' },
-      { name: 'queue_seq', type: 'long' }, { name: 'queue_rank', type: 'long' }, { name: 'attempt', type: 'int' },
-      { name: 'etag', type: 'string' }, { name: 'last_modified', type: 'string' }, { name: 'sha1', type: 'string' },
-      { name: 'interval_ms', type: 'long' }, { name: 'next_due_at', type: 'long' }, { name: 'fetches', type: 'int' },
-      { name: 'changes', type: 'int' }, { name: 'gone', type: 'int' },
-    ],
-  } as never),
+  values: urlStateValues(),
 });
 
 /**

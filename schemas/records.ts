@@ -60,6 +60,14 @@ export interface FetchRequest {
   sitemap_depth: number;
   /** The server address the request goes to, set by the resolve stage ('' in `scheduled`). */
   address: string;
+  /** When the body whose digest is previous_sha1 was fetched, epoch ms; 0 when unknown. */
+  previous_captured_at: number;
+}
+
+/** One header line as sent or received; repeated names are separate lines. */
+export interface HeaderLine {
+  name: string;
+  value: string;
 }
 
 export interface FetchResult {
@@ -104,6 +112,20 @@ export interface FetchResult {
   rendered_body: Buffer;
   render_error: string;
   subrequests: readonly { url: string; resource_type: string; outcome: string }[];
+  /** '1.1'; '' without a response. */
+  http_version: string;
+  /** The reason phrase as received. */
+  status_text: string;
+  request_method: string;
+  /** As sent, in order, Host first. */
+  request_headers: HeaderLine[];
+  /** As received: order, case and repeats kept. */
+  response_headers: HeaderLine[];
+  /** WARC-Truncated value when the kept body is not the whole response body; '' when whole. */
+  truncation: string;
+  /** Digest and time of the URL's earlier capture, for a 304 to refer to. */
+  previous_sha1: string;
+  previous_captured_at: number;
 }
 
 export interface Link {
@@ -162,12 +184,14 @@ export interface Duplicate {
 export const NO_HINTS = { priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 0 } as const;
 
 /** The fields a fetch request has beyond the URL and its slot, for a plain first fetch. */
-export const PLAIN_REQUEST = { priority: 0, recrawl_interval_ms: 0, previous_sha1: '', gone_count: 0, sitemap_depth: 0, address: '' } as const;
+export const PLAIN_REQUEST = { priority: 0, recrawl_interval_ms: 0, previous_sha1: '', gone_count: 0, sitemap_depth: 0, address: '', previous_captured_at: 0 } as const;
 
 /** The fields a fetch outcome has beyond the response itself, for a plain first fetch without validators. */
 export const PLAIN_RESULT = {
   body_sha1: '', etag: '', last_modified: '', changed: true, priority: 0, recrawl_interval_ms: 0, next_due_at: 0, sitemap_depth: 0,
   sitemap_urls: 0, rendered_encoding: 'identity', rendered_body: Buffer.alloc(0), render_error: '', subrequests: [],
+  http_version: '1.1', status_text: '', request_method: 'GET', request_headers: [] as HeaderLine[], response_headers: [] as HeaderLine[], truncation: '',
+  previous_sha1: '', previous_captured_at: 0,
 } as const;
 
 /**

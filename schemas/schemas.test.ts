@@ -25,6 +25,7 @@ const request: FetchRequest = {
   fetch_id: 'a.test#17', url: 'http://a.test/about', host: 'a.test', kind: 'page', depth: 1, attempt: 2, via: 'link',
   source_url: 'http://a.test/', redirect_hops: 0, delay_ms: 1500, released_at: AT, if_none_match: '"v1"', if_modified_since: 'Wed, 31 Dec 2025 10:00:00 GMT',
   priority: 1.5, recrawl_interval_ms: 3_600_000, previous_sha1: 'b'.repeat(40), gone_count: 1, sitemap_depth: 0, address: '127.0.0.7',
+  previous_captured_at: AT - 86_400_000,
 };
 const result: FetchResult = {
   fetch_id: 'a.test#17', url: 'http://a.test/old', host: 'a.test', kind: 'robots', depth: 1, attempt: 2, via: 'redirect',
@@ -37,6 +38,10 @@ const result: FetchResult = {
   recrawl_interval_ms: 5_400_000, next_due_at: AT + 5_400_000, sitemap_depth: 2, sitemap_urls: 17,
   rendered_encoding: 'gzip', rendered_body: Buffer.from([0x1f, 0x8b, 8, 0, 4, 5]), render_error: 'unsettled: still loading',
   subrequests: [{ url: 'http://a.test/app.js', resource_type: 'script', outcome: 'fetched: 200' }],
+  http_version: '1.1', status_text: 'Moved Permanently', request_method: 'GET',
+  request_headers: [{ name: 'host', value: 'a.test' }, { name: 'user-agent', value: 'crawlstream/0.1' }],
+  response_headers: [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }, { name: 'Set-Cookie', value: 'a=1' }, { name: 'Set-Cookie', value: 'b=2' }],
+  truncation: 'time', previous_sha1: 'd'.repeat(40), previous_captured_at: AT - 86_400_000,
 };
 const parsed: ParsedPage = {
   fetch_id: 'a.test#17', url: 'http://a.test/about', host: 'a.test', depth: 1, status: 200, final_url: 'http://a.test/about',
@@ -115,6 +120,15 @@ describe('Avro schemas', () => {
     const links = (loadSchema('parsed-page') as { fields: { name: string; type: unknown }[] }).fields.find((f) => f.name === 'links')!;
     const item = (links.type as { items: avro.Schema }).items;
     assert.deepEqual(fieldNames(item), Object.keys(parsed.links[0]).sort());
+  });
+
+  it('should declare the nested HeaderLine record with the fields of records.ts, for both header lists', () => {
+    const fields = (loadSchema('fetch-result') as { fields: { name: string; type: unknown }[] }).fields;
+    const requestHeaders = fields.find((f) => f.name === 'request_headers')!;
+    const item = (requestHeaders.type as { items: avro.Schema }).items;
+    assert.deepEqual(fieldNames(item), Object.keys(result.request_headers[0]).sort());
+    const decoded = avro.Type.forSchema(loadSchema('fetch-result')).fromBuffer(avro.Type.forSchema(loadSchema('fetch-result')).toBuffer(result)) as FetchResult;
+    assert.deepEqual(plain(decoded.response_headers), plain(result.response_headers), 'order, case and repeats kept');
   });
 
   it('should let today\'s schemas read records written before any defaulted field existed', () => {

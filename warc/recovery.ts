@@ -103,10 +103,10 @@ export async function recoverWarcFile(path: string, maxBodyBytes: number): Promi
       limit = r.start;
     }
     const size = last ? last.end : 0;
-    if (size < sizeBefore) {
-      await fh.truncate(size);
-      await fh.sync();
-    }
+    if (size < sizeBefore) await fh.truncate(size);
+    // Always: a writer reopened after a failed write (no crash) finds its last captures in the page
+    // cache, where they may never have been fsynced; they count as written only once durable.
+    await fh.sync();
     return { sizeBefore, size, last };
   } finally {
     await fh.close();

@@ -208,6 +208,17 @@ export class WarcWriter {
     });
   }
 
+  /**
+   * Lets go of the file without finishing it, whatever state the writer is in (after a failed write):
+   * the next open recovers it. Call only once no write or flush is pending.
+   */
+  async discard(): Promise<void> {
+    this.closed = true;
+    const fh = this.fh;
+    this.fh = undefined;
+    await fh?.close().catch(() => undefined);
+  }
+
   private serial<T>(task: () => Promise<T>): Promise<T> {
     const run = async (): Promise<T> => {
       if (this.closed) throw new Error(`warc writer ${this.opts.writerId} is closed`);

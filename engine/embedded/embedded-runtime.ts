@@ -14,7 +14,9 @@ import { LocalSchemaRegistry } from '../avro/local-schema-registry.js';
 import { TopicCodecs } from '../avro/topic-codecs.js';
 import { bucketsOfPartition, partitionFor } from '../partitioning.js';
 import type { Topology } from '../topology.js';
-import { StreamTask, type RawRecord } from '../task/stream-task.js';
+import { StreamTask, type CommitReport, type RawRecord } from '../task/stream-task.js';
+import type { TaskLag } from '../task/task-metrics.js';
+import { catchUp, taskLag } from './catch-up.js';
 import { PartitionLog, type LogEnd } from './partition-log.js';
 import { encodeJson, logEndKey, metaKey, openStateDb, positionKey, readCounters, readJson, readLogEnd, readPosition, type StateDb } from './state-db.js';
 import { GroupCommit, type CommitHost } from './group-commit.js';
@@ -45,9 +47,13 @@ export interface EmbeddedOptions<S> {
   startAt?: (group: string, topic: string, log: PartitionLog) => number;
   /** Segment file size before a new one is started (default 128 MiB; tests use small ones). */
   segmentBytes?: number;
+  /** Told what each durable task commit held (metrics); must return at once. */
+  onCommitted?: (report: CommitReport) => void;
 }
 
 export const DEFAULT_PARTITIONS = 8;
+/** How long a stop waits for sinks to finish what the other processors committed. */
+const SINK_DRAIN_MS = 30_000;
 
 export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   readonly tasks: StreamTask<S>[] = [];
@@ -55,6 +61,8 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   private readonly consumers = new Map<string, StreamTask<S>[]>();
   private commits!: GroupCommit<S>;
   private stopping = false;
+  /** stop() has begun: only sinks still take records. */
+  private draining = false;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly toPump = new Set<StreamTask<S>>();
   private pumpScheduled = false;
@@ -171,6 +179,11 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
     }
   }
 
+  /** What every task has still to read, per input topic (committed log ends only). */
+  lag(): TaskLag[] {
+    return taskLag(this.tasks, (topic, p) => this.log(topic, p).end);
+  }
+
   isIdle(): boolean {
     if (this.commits.busy) return false;
     for (const t of this.tasks) {
@@ -185,16 +198,26 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
    * nothing is fetched twice after a resume), commits, and closes.
    */
   async stop(options: { dropTopics?: readonly string[] } = {}): Promise<void> {
-    if (this.stopping) return;
-    this.stopping = true;
+    if (this.stopping || this.draining) return;
+    this.draining = true;
     for (const t of this.timers) clearInterval(t);
     try {
       if (!this.fatal) {
-        const closing = Promise.all(this.tasks.map((t) => t.close()));
+        // Processors that write nothing downstream (sinks) then read to the end of what the others
+        // committed, so that what a stopped application produced is in its sinks, not left for its
+        // next start; bounded, as a sink whose destination is away would hold the stop forever.
+        const sinks = this.tasks.filter((t) => t.node.definition.outputs.length === 0);
+        const others = Promise.all(this.tasks.filter((t) => !sinks.includes(t)).map((t) => t.close()));
         // Once a commit has failed, nothing the records in progress do can be committed: waiting
         // for them (a sink retrying on a full disk) would only hang the stop.
-        await Promise.race([closing, this.fatalSignal]);
+        await Promise.race([others, this.fatalSignal]);
+        if (!this.fatal) await Promise.race([this.commits.now(), this.fatalSignal]);
+        if (!this.fatal) {
+          await catchUp({ tasks: sinks, endOf: (t, p) => this.log(t, p).end, pump: (t) => this.pumpSoon(t), failed: () => !!this.fatal, boundMs: SINK_DRAIN_MS, log: this.options.log });
+        }
+        await Promise.race([Promise.all(sinks.map((t) => t.close())), this.fatalSignal]);
       }
+      this.stopping = true;
       if (this.fatal) {
         await Promise.all(this.tasks.map((t) => t.abandon().catch(() => undefined)));
       } else {
@@ -281,6 +304,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
             this.commits.request();
             this.pumpSoon(task);
           },
+          onCommitted: this.options.onCommitted,
         });
         this.tasks.push(task);
         for (const topic of node.inputs) this.consumers.set(topic, [...(this.consumers.get(topic) ?? []), task]);

@@ -9,7 +9,9 @@ import { selectProcessors, type ProcessorNode, type Topology } from '../topology
 import type { TopicCodecs } from '../avro/topic-codecs.js';
 import { missingTopics, partitionCount, readClusterState, readLogId, topologyCodecs, watchClusterState, type Cluster, type ClusterState } from './kafka-cluster.js';
 import { ProcessorRunner } from './processor-runner.js';
+import { ensureChangelogs } from './topic-admin.js';
 import type { TaskStatus } from './task-status.js';
+import type { CommitReport, StreamTask } from '../task/stream-task.js';
 
 export interface KafkaRuntimeOptions<S> {
   cluster: Cluster;
@@ -25,6 +27,16 @@ export interface KafkaRuntimeOptions<S> {
   sessionTimeoutMs?: number;
   /** Least time between a task's transactions (default 100 ms). */
   commitIntervalMs?: number;
+  /** Told what each committed task transaction held (metrics); must return at once. */
+  onCommitted?: (report: CommitReport) => void;
+}
+
+/** A task this process runs and how far it has read each input (control records included). */
+export interface TaskProgress<S> {
+  task: StreamTask<S>;
+  consumedUpTo: Record<string, number>;
+  /** Everything it read is finished and committed. */
+  settled: boolean;
 }
 
 export class KafkaRuntime<S> {
@@ -105,19 +117,14 @@ export class KafkaRuntime<S> {
     }).catch((err) => log.warn(`re-opening tasks failed: ${(err as Error).message}`));
   }
 
-  private async startRunners(): Promise<void> {
-    const { cluster } = this.o;
-    this.runners = this.nodes.map((node) => new ProcessorRunner<S>({
-      kafka: cluster.kafka, admin: cluster.admin, names: cluster.names, node, partitions: this.partitions,
-      dataDir: this.o.dataDir, codecs: this.codecs, services: this.o.services, logId: this.logId, log: this.o.log,
-      sessionTimeoutMs: this.o.sessionTimeoutMs ?? 10_000, commitIntervalMs: this.o.commitIntervalMs,
-    }));
-    await Promise.all(this.runners.map((r) => r.start()));
+  /** The tasks running in this process now. */
+  get tasks(): StreamTask<S>[] {
+    return this.progress().map((p) => p.task);
   }
 
-  private async publishStatus(leaving = false): Promise<void> {
-    const messages = [];
-    const at = Date.now();
+  /** Each local task with how far it has read its inputs. */
+  progress(): TaskProgress<S>[] {
+    const out: TaskProgress<S>[] = [];
     for (const runner of this.runners) {
       for (const host of runner.tasks()) {
         const t = host.task;
@@ -125,14 +132,34 @@ export class KafkaRuntime<S> {
         for (const topic of t.node.inputs) {
           consumedUpTo[topic] = Math.max(runner.consumedUpTo.get(`${topic}/${t.partition}`) ?? 0, t.nextOffset(topic));
         }
-        const status: TaskStatus = {
-          processor: t.node.name, partition: t.partition, worker: leaving ? '' : this.id, paused: this.o.control.paused,
-          generation: this.runningGeneration, quiescent: host.settled(), pendingWork: t.hasPendingWork(), consumedUpTo,
-          gauges: Object.fromEntries(t.metrics.gauges), counters: Object.fromEntries(t.metrics.totals), at,
-        };
-        messages.push({ key: `${t.node.name}/${t.partition}`, value: JSON.stringify(status) });
+        out.push({ task: t, consumedUpTo, settled: host.settled() });
       }
     }
+    return out;
+  }
+
+  private async startRunners(): Promise<void> {
+    const { cluster } = this.o;
+    const made = await ensureChangelogs(cluster.admin, cluster.names, this.nodes, this.partitions);
+    if (made.length) this.o.log.info(`created or grew ${made.length} changelog(s) of processors added after \`topics create\`: ${made.join(', ')}`);
+    this.runners = this.nodes.map((node) => new ProcessorRunner<S>({
+      kafka: cluster.kafka, admin: cluster.admin, names: cluster.names, node, partitions: this.partitions,
+      dataDir: this.o.dataDir, codecs: this.codecs, services: this.o.services, logId: this.logId, log: this.o.log,
+      sessionTimeoutMs: this.o.sessionTimeoutMs ?? 10_000, commitIntervalMs: this.o.commitIntervalMs, onCommitted: this.o.onCommitted,
+    }));
+    await Promise.all(this.runners.map((r) => r.start()));
+  }
+
+  private async publishStatus(leaving = false): Promise<void> {
+    const at = Date.now();
+    const messages = this.progress().map(({ task: t, consumedUpTo, settled }) => {
+      const status: TaskStatus = {
+        processor: t.node.name, partition: t.partition, worker: leaving ? '' : this.id, paused: this.o.control.paused,
+        generation: this.runningGeneration, quiescent: settled, pendingWork: t.hasPendingWork(), consumedUpTo,
+        gauges: Object.fromEntries(t.metrics.gauges), counters: Object.fromEntries(t.metrics.totals), at,
+      };
+      return { key: `${t.node.name}/${t.partition}`, value: JSON.stringify(status) };
+    });
     if (messages.length) await this.statusProducer!.send({ topic: this.o.cluster.names.taskStatus, messages });
   }
 }

@@ -13,7 +13,7 @@ import type { TopicCodecs } from '../avro/topic-codecs.js';
 import { bucketsOfPartition, partitionFor } from '../partitioning.js';
 import type { ProcessorNode } from '../topology.js';
 import type { InputPosition } from '../task/input-position.js';
-import { StreamTask, type RawRecord, type TaskCommit } from '../task/stream-task.js';
+import { StreamTask, type CommitReport, type RawRecord, type TaskCommit } from '../task/stream-task.js';
 import { restoreChangelogs } from './changelog-restore.js';
 import { KafkaNames, POSITIONS_STORE } from './kafka-names.js';
 
@@ -39,6 +39,8 @@ export interface KafkaTaskOptions<S> {
   handoverGraceMs?: number;
   /** Least time between a task's transactions; default DEFAULT_COMMIT_INTERVAL_MS. */
   commitIntervalMs?: number;
+  /** Told what each committed transaction held (metrics); must return at once. */
+  onCommitted?: (report: CommitReport) => void;
 }
 
 const CHECKPOINT = (topic: string) => Buffer.from(`ckpt!${topic}`, 'utf8');
@@ -85,6 +87,7 @@ export class KafkaTaskHost<S = unknown> {
         this.requestCommit();
         this.o.onActivity();
       },
+      onCommitted: o.onCommitted,
     });
   }
 

@@ -1,7 +1,7 @@
 // Creating and growing the topology's topics on Kafka: topic configs follow the topology's
 // declarations (retention, max.message.bytes), changelogs are compacted.
 import type { Admin, ITopicConfig } from 'kafkajs';
-import type { Topology } from '../topology.js';
+import type { ProcessorNode, Topology } from '../topology.js';
 import { KafkaNames, POSITIONS_STORE } from './kafka-names.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -10,6 +10,13 @@ export interface TopicPlan {
   name: string;
   partitions: number;
   configs: Record<string, string>;
+}
+
+function changelogPlans(p: ProcessorNode, names: KafkaNames, partitions: number): TopicPlan[] {
+  return [...p.definition.stores.map((s) => s.name), POSITIONS_STORE].map((store) => ({
+    name: names.changelog(p.name, store), partitions,
+    configs: { 'cleanup.policy': 'compact', 'max.message.bytes': String(16 * 1024 * 1024), 'min.compaction.lag.ms': '0' },
+  }));
 }
 
 export function plannedTopics(topology: Topology, names: KafkaNames, partitions: number): TopicPlan[] {
@@ -21,17 +28,24 @@ export function plannedTopics(topology: Topology, names: KafkaNames, partitions:
       configs: { 'retention.ms': String(retention), 'max.message.bytes': String(t.maxRecordBytes + 64 * 1024) },
     });
   }
-  for (const p of topology.processors) {
-    for (const store of [...p.definition.stores.map((s) => s.name), POSITIONS_STORE]) {
-      plans.push({
-        name: names.changelog(p.name, store), partitions,
-        configs: { 'cleanup.policy': 'compact', 'max.message.bytes': String(16 * 1024 * 1024), 'min.compaction.lag.ms': '0' },
-      });
-    }
-  }
+  for (const p of topology.processors) plans.push(...changelogPlans(p, names, partitions));
   plans.push({ name: names.stateTopic, partitions: 1, configs: { 'cleanup.policy': 'compact' } });
   plans.push({ name: names.taskStatus, partitions: 1, configs: { 'cleanup.policy': 'compact', 'segment.ms': String(60_000) } });
   return plans;
+}
+
+/**
+ * The changelogs of the given processors, created where missing and grown to `partitions`: a processor
+ * added to a running application (a module, an optional stage) after `topics create` or a scale-out
+ * has none yet, and every task commits its positions to one.
+ */
+export async function ensureChangelogs(admin: Admin, names: KafkaNames, nodes: readonly ProcessorNode[], partitions: number): Promise<string[]> {
+  const plans = nodes.flatMap((p) => changelogPlans(p, names, partitions));
+  const created = await createTopics(admin, plans);
+  const counts = await partitionCounts(admin, plans.map((p) => p.name));
+  const grow = plans.filter((p) => (counts.get(p.name) ?? partitions) < partitions).map((p) => ({ topic: p.name, count: partitions }));
+  if (grow.length) await admin.createPartitions({ topicPartitions: grow });
+  return [...created, ...grow.map((g) => g.topic)];
 }
 
 /** How long createTopics keeps trying while the cluster says "not yet" (a broker still starting). */

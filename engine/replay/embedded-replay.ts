@@ -10,7 +10,8 @@ import type { DamageSummary } from '../embedded/log-damage.js';
 import { checkBeforeState } from '../embedded/data-dir.js';
 import type { ReplayPlan } from './replay-plan.js';
 import { copiedAway, readScaleEvents } from '../scale/scale-history.js';
-import { ProgressMeter, type ReplayProgress } from './replay-progress.js';
+import { ProgressMeter, type ReplayProgress, type ReplayView } from './replay-progress.js';
+import type { CommitReport } from '../task/stream-task.js';
 
 export interface EmbeddedReplayOptions<S> {
   dataDir: string;
@@ -22,6 +23,10 @@ export interface EmbeddedReplayOptions<S> {
   log: Logger;
   onProgress?: (p: ReplayProgress) => void;
   signal?: AbortSignal;
+  /** Told what each durable task commit held (metrics). */
+  onCommitted?: (report: CommitReport) => void;
+  /** Called once the replay's tasks exist. */
+  onStarted?: (view: ReplayView<S>) => void;
 }
 
 export interface EmbeddedReplayResult extends ReplayProgress {
@@ -47,7 +52,9 @@ export async function runEmbeddedReplay<S>(o: EmbeddedReplayOptions<S>): Promise
     // A replayed record is processed where it lies, whoever owns its key today, unless growing the
     // partition count copied it elsewhere (then the copy is processed).
     owns: (r, partition) => !copiedAway(scaleEvents, r.topic, partition, r.offset, r.key),
+    onCommitted: o.onCommitted,
   });
+  o.onStarted?.({ tasks: () => runtime.tasks, lag: () => runtime.lag() });
   let timer: NodeJS.Timeout | undefined;
   try {
     const starts: number[] = [];
@@ -59,7 +66,11 @@ export async function runEmbeddedReplay<S>(o: EmbeddedReplayOptions<S>): Promise
     }
     const meter = new ProgressMeter(total);
     const reader = plan.topology.processors.find((p) => p.inputs.includes(plan.from))!.name;
-    const done = () => runtime.tasks.filter((t) => t.node.name === reader).reduce((n, t) => n + (t.nextOffset(plan.from) - starts[t.partition]), 0);
+    const readers = () => runtime.tasks.filter((t) => t.node.name === reader);
+    // Progress counts committed records, not records read: a concurrent processor reads far ahead of
+    // what it has finished. Once idle, everything read is finished.
+    const done = () => readers().reduce((n, t) => n + Math.max(0, t.committedBase(plan.from) - starts[t.partition]), 0);
+    const read = () => readers().reduce((n, t) => n + (t.nextOffset(plan.from) - starts[t.partition]), 0);
     await runtime.start();
     if (o.onProgress) timer = setInterval(() => o.onProgress!(meter.measure(done())), 2000);
     await runtime.whenIdle(o.signal);
@@ -67,7 +78,7 @@ export async function runEmbeddedReplay<S>(o: EmbeddedReplayOptions<S>): Promise
     if (lost.unprocessed) {
       o.log.warn(`replay ${plan.id}: ${lost.unprocessed} records could not be read (log damage, see above) and were not replayed`);
     }
-    return { ...meter.measure(done()), lost };
+    return { ...meter.measure(read()), lost };
   } finally {
     if (timer) clearInterval(timer);
     // The private topics go with their recorded ends and positions, so a later open finds nothing missing.

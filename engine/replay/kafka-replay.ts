@@ -7,7 +7,8 @@ import { KafkaNames } from '../kafka/kafka-names.js';
 import { ProcessorRunner } from '../kafka/processor-runner.js';
 import { createTopics, plannedTopics } from '../kafka/topic-admin.js';
 import type { ReplayPlan } from './replay-plan.js';
-import { ProgressMeter, type ReplayProgress } from './replay-progress.js';
+import { ProgressMeter, type ReplayProgress, type ReplayView } from './replay-progress.js';
+import type { CommitReport } from '../task/stream-task.js';
 
 export interface KafkaReplayOptions<S> {
   brokers: string[];
@@ -21,6 +22,10 @@ export interface KafkaReplayOptions<S> {
   onProgress?: (p: ReplayProgress) => void;
   signal?: AbortSignal;
   dataDir?: string;
+  /** Told what each committed task transaction held (metrics). */
+  onCommitted?: (report: CommitReport) => void;
+  /** Called once the replay's runners started; lag covers the source topic (its end when the replay began). */
+  onStarted?: (view: ReplayView<S>) => void;
 }
 
 export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<ReplayProgress> {
@@ -72,11 +77,24 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
         // Kafka scaling drains topics before it moves hosts and copies no record, so a record is
         // replayed in the partition it lies in, whoever owns its host today.
         owns: () => true,
+        onCommitted: o.onCommitted,
       }));
     }
     await Promise.all(runners.map((r) => r.start()));
+    o.onStarted?.({
+      tasks: () => runners.flatMap((r) => r.tasks().map((h) => h.task)),
+      lag: () => runners.flatMap((r) => r.tasks().filter((h) => h.task.node.inputs.includes(from)).map((h) => ({
+        processor: r.name, partition: h.task.partition, topic: from,
+        records: Math.max(0, ends.get(h.task.partition)! - Math.max(r.consumedUpTo.get(`${from}/${h.task.partition}`) ?? 0, h.task.nextOffset(from))),
+      }))),
+    });
     const first = runners.find((r) => plan.topology.processors.find((p) => p.name === r.name)!.inputs.includes(from))!;
-    const done = () => [...ends.keys()].reduce((n, p) => n + Math.min(ends.get(p)!, first.consumedUpTo.get(`${from}/${p}`) ?? starts.get(p)!) - starts.get(p)!, 0);
+    // Read up to, transaction markers included: what tells the end is reached.
+    const read = () => [...ends.keys()].reduce((n, p) => n + Math.min(ends.get(p)!, first.consumedUpTo.get(`${from}/${p}`) ?? starts.get(p)!) - starts.get(p)!, 0);
+    // Progress counts committed records: a concurrent processor reads far ahead of what it has
+    // finished (a partition's last offset is a transaction marker, so this stops just short of it).
+    const committed = (p: number) => first.tasks().find((h) => h.task.partition === p)?.task.committedBase(from) ?? starts.get(p)!;
+    const done = () => [...ends.keys()].reduce((n, p) => n + Math.max(0, Math.min(ends.get(p)!, committed(p)) - starts.get(p)!), 0);
     if (o.onProgress) timer = setInterval(() => o.onProgress!(meter.measure(done())), 2000);
     // Downstream replayed processors must also have read their private inputs to the end.
     const allRead = async () => {
@@ -93,10 +111,10 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
     let quiet = 0;
     while (quiet < 3 && !o.signal?.aborted) {
       await new Promise((r) => setTimeout(r, 500));
-      const finished = done() >= total && (await allRead()) && runners.every((r) => r.tasks().length === partitions && r.tasks().every((t) => t.settled()));
+      const finished = read() >= total && (await allRead()) && runners.every((r) => r.tasks().length === partitions && r.tasks().every((t) => t.settled()));
       quiet = finished ? quiet + 1 : 0;
     }
-    return meter.measure(done());
+    return meter.measure(read());
   } finally {
     if (timer) clearInterval(timer);
     await Promise.all(runners.map((r) => r.stop()));

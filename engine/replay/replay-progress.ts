@@ -1,5 +1,13 @@
 // Progress and ETA of a replay: records processed out of those that were in the source topic when
-// the replay started.
+// the replay started; and what observers of a running replay (metrics) may look at.
+import type { StreamTask } from '../task/stream-task.js';
+import type { TaskLag } from '../task/task-metrics.js';
+
+/** A running replay's tasks and what they have still to read, for observers; both return at once. */
+export interface ReplayView<S> {
+  tasks(): StreamTask<S>[];
+  lag(): TaskLag[];
+}
 
 export interface ReplayProgress {
   done: number;

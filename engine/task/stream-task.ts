@@ -17,6 +17,9 @@ import { taskContext } from './task-context.js';
 import type { OutputRecord, RawRecord, TaskCommit, TaskOptions } from './task-records.js';
 
 export type { OutputRecord, RawRecord, TaskCommit, TaskOptions } from './task-records.js';
+import { commitReport, type CommitReport } from './commit-report.js';
+
+export type { CommitReport } from './commit-report.js';
 
 type AnyProcessor = Processor<Record<string, unknown>, Record<string, unknown>>;
 type Context = ProcessorContext<Record<string, unknown>>;
@@ -47,6 +50,8 @@ export class StreamTask<S = unknown> {
   /** Physical topic → the name the processor declared. */
   private readonly declared = new Map<string, string>();
   private settledWaiters: (() => void)[] = [];
+  /** Counter totals as last committed, to report how much a commit added. */
+  private readonly committedTotals = new Map<string, number>();
   /** How the task left, once it has: an abandoned task commits nothing more. */
   private exit: 'closed' | 'handed-over' | 'abandoned' | undefined;
 
@@ -76,7 +81,10 @@ export class StreamTask<S = unknown> {
   /** Starts processing from the restored positions; the processor's init runs first. */
   async start(positions: ReadonlyMap<string, InputPosition>, counters?: ReadonlyMap<string, number>): Promise<void> {
     for (const topic of this.node.inputs) this.trackers.set(topic, new InputTracker(topic, positions.get(topic) ?? { base: 0, done: [] }));
-    if (counters) this.metrics.restore(counters);
+    if (counters) {
+      this.metrics.restore(counters);
+      for (const [name, v] of counters) this.committedTotals.set(name, v);
+    }
     await this.processor.init?.(this.sharedContext);
     this.lifecycle.to('running');
   }
@@ -191,7 +199,16 @@ export class StreamTask<S = unknown> {
   committed(commit: TaskCommit): void {
     for (const { topic, position } of commit.positions) this.tracker(topic).markCommitted(position);
     for (const { store } of commit.stores) store.writesCommitted();
+    const observer = this.options.onCommitted;
+    if (!observer) return;
+    const report = commitReport(this.node.name, this.partition, commit, this.committedTotals);
+    try {
+      if (report) observer(report);
+    } catch (err) {
+      this.options.log.warn(`${this.id}: a commit observer threw: ${(err as Error).message}`);
+    }
   }
+
 
   /** Clean stop: no new record starts, records in progress finish (and can then be committed). */
   async close(): Promise<void> {

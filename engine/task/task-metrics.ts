@@ -32,3 +32,11 @@ export class TaskMetrics implements Metrics {
 }
 
 const EMPTY: Map<string, number> = new Map();
+
+/** Records a task has not read yet of one input: the topic's end minus the task's next offset. */
+export interface TaskLag {
+  processor: string;
+  partition: number;
+  topic: string;
+  records: number;
+}

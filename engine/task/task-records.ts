@@ -4,6 +4,7 @@ import type { LevelStore, StoreWrite } from '../stores/level-store.js';
 import type { ProcessorNode } from '../topology.js';
 import type { TopicCodecs } from '../avro/topic-codecs.js';
 import type { InputPosition } from './input-position.js';
+import type { CommitReport } from './commit-report.js';
 
 export interface RawRecord {
   topic: string;
@@ -44,4 +45,6 @@ export interface TaskOptions<S> {
   owns?: (record: RawRecord) => boolean;
   /** Called whenever the task has something new to commit or can take more input. */
   onActivity: () => void;
+  /** Called after each commit the runtime made durable. Must return at once and not throw. */
+  onCommitted?: (report: CommitReport) => void;
 }

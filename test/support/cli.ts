@@ -17,7 +17,7 @@ export interface CliOptions {
   env?: Record<string, string>;
 }
 
-export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun> & { child: ChildProcess } {
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun> & { child: ChildProcess; stderrSoFar(): string } {
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   let stdout = '';
   let stderr = '';
@@ -41,7 +41,7 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
       resolve({ code, signal, stdout, stderr });
     });
   });
-  return Object.assign(done, { child });
+  return Object.assign(done, { child, stderrSoFar: () => stderr });
 }
 
 export async function query<T = Record<string, unknown>>(dataDir: string, sql: string, extra: string[] = []): Promise<T[]> {

@@ -16,7 +16,7 @@ export interface KafkaCrawl {
   web: SyntheticWeb;
   prefix: string;
   chUrl: string;
-  workers: (Promise<CliRun> & { child: ChildProcess })[];
+  workers: ReturnType<typeof runCli>[];
   idle: CliRun;
   pages: PageRow[];
   fetches: FetchCounts;
@@ -28,6 +28,8 @@ export interface KafkaCrawlOptions {
   seedFlags?: string[] | ((web: SyntheticWeb) => string[]);
   /** Wait for `status --wait-idle` (default), or let the workers run this long and stop them. */
   runForMs?: number;
+  /** Options added to worker i's command line. */
+  workerArgs?: (i: number) => string[];
 }
 
 /** Runs a whole crawl on Kafka; `midway` is called once the server has seen `after` requests. */
@@ -44,7 +46,7 @@ export async function kafkaCrawl(name: string, midway?: { after: number; act: (c
   for (let i = 0; i < 2; i++) {
     crawl.workers.push(runCli([
       'worker', ...kafkaFlags, '--schema-registry', registry, '--clickhouse-url', chUrl, '--allow-network', '127.0.0.0/8',
-      '--data-dir', mkdtempSync(join(tmpdir(), `${id}-w${i}-`)), '--session-timeout-ms', '6000',
+      '--data-dir', mkdtempSync(join(tmpdir(), `${id}-w${i}-`)), '--session-timeout-ms', '6000', ...(o.workerArgs?.(i) ?? []),
     ]));
   }
   const seed = await runCli(['seed', ...kafkaFlags, '--schema-registry', registry, ...(typeof o.seedFlags === 'function' ? o.seedFlags(web) : o.seedFlags ?? crawlLevelFlags()), ...web.seeds]);

@@ -1,0 +1,157 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CaptureError } from './capture.js';
+import { AppenderStoppedError, DurableAppender } from './durable-appender.js';
+import { captureFor } from './test-captures.js';
+import { listRecords, source, toolsOrSkip, warcFiles, warcioCheck } from './warc-reader.js';
+import { WarcWriter } from './warc-writer.js';
+
+const tools = toolsOrSkip();
+const skip = 'skip' in tools ? tools.skip : false;
+const py = () => tools as Exclude<typeof tools, { skip: string }>;
+
+let root = '';
+let n = 0;
+before(async () => {
+  root = await mkdtemp(join(tmpdir(), 'warc-appender-'));
+});
+after(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+interface Gate {
+  wait: Promise<void>;
+  open(): void;
+}
+function gate(): Gate {
+  let open!: () => void;
+  const wait = new Promise<void>((r) => (open = r));
+  return { wait, open };
+}
+
+/** Opens real writers; `patch` may replace methods of each new one (failures, gates). */
+function harness(patch?: (w: WarcWriter, opened: number) => void) {
+  const dir = join(root, `d${n++}`);
+  const said: string[] = [];
+  let opened = 0;
+  const open = async () => {
+    const w = await WarcWriter.open({ dir, writerId: 'fetched-0', source: { topic: 'fetched', partition: 0 }, software: 'test', operator: 'test' });
+    patch?.(w, ++opened);
+    return w;
+  };
+  const log = { info: (m: string) => said.push(`info ${m}`), warn: (m: string) => said.push(`warn ${m}`) };
+  return { dir, said, opened: () => opened, appender: () => DurableAppender.open({ open, log, retryMs: { first: 5, max: 20 } }) };
+}
+
+const make = (offset: number) => async () => captureFor(offset);
+/** Offsets whose test capture is a plain response (captureFor makes some revisits; all are capturable). */
+const offsets = [0, 1, 2, 3, 5, 6, 7, 8];
+
+async function offsetsOnDisk(dir: string): Promise<number[]> {
+  const records = await listRecords(py(), warcFiles(dir));
+  return records.filter((r) => r.type === 'response' || r.type === 'revisit').map((r) => source(r)!.offset);
+}
+
+describe('DurableAppender', () => {
+  it('should resolve an append only once its capture is fsynced', async () => {
+    const flushing = gate();
+    const entered = gate();
+    let flushed = false;
+    const h = harness((w) => {
+      const flush = w.flush.bind(w);
+      w.flush = async () => {
+        entered.open();
+        await flushing.wait;
+        await flush();
+        flushed = true;
+      };
+    });
+    const a = await h.appender();
+    let resolved = false;
+    const done = a.append(make(0), 0).then((r) => {
+      resolved = true;
+      assert.equal(flushed, true, 'resolved after the fsync returned');
+      return r;
+    });
+    await entered.wait; // written, and the fsync has begun
+    await new Promise((r) => setImmediate(r));
+    assert.equal(resolved, false);
+    flushing.open();
+    assert.equal((await done).written, true);
+    await a.close();
+  });
+
+  it('should write each capture exactly once across a failed fsync, reopening the writer', { skip }, async () => {
+    const h = harness((w, opened) => {
+      if (opened !== 1) return;
+      w.flush = async () => {
+        throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+      };
+    });
+    const a = await h.appender();
+    const results = await Promise.all(offsets.map((o) => a.append(make(o), o)));
+    await a.close();
+    assert.equal(h.opened(), 2, 'reopened once after the failure');
+    assert.ok(results.every((r) => r.written === false || r.written === true));
+    assert.ok(h.said.some((s) => /^warn warc: writing failed \(EIO.*none is lost: trying again/.test(s)), h.said.join('\n'));
+    assert.ok(h.said.some((s) => /^info warc: writing works again after 1 failed attempt/.test(s)), h.said.join('\n'));
+    assert.deepEqual(await offsetsOnDisk(h.dir), offsets);
+    assert.ok((await warcioCheck(py(), warcFiles(h.dir))).ok);
+  });
+
+  it('should lose and double nothing when a write fails half-way through a batch', { skip }, async () => {
+    const h = harness((w, opened) => {
+      if (opened !== 1) return;
+      const write = w.write.bind(w);
+      let calls = 0;
+      w.write = (c, o) => (++calls === 4 ? Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })) : write(c, o));
+    });
+    const a = await h.appender();
+    const results = await Promise.all(offsets.map((o) => a.append(make(o), o)));
+    await a.close();
+    // Offset 0 went alone in the first batch; 1 and 2 were written before the failure (the fourth
+    // write) and the retry finds them on disk.
+    assert.deepEqual(results.map((r) => r.written), [true, false, false, true, true, true, true, true]);
+    assert.deepEqual(await offsetsOnDisk(h.dir), offsets);
+  });
+
+  it('should reject only the append whose capture cannot be built', async () => {
+    const h = harness();
+    const a = await h.appender();
+    const settled = await Promise.allSettled([
+      a.append(make(0), 0),
+      a.append(async () => {
+        throw new CaptureError('broken record');
+      }, 1),
+      a.append(make(2), 2),
+    ]);
+    assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.ok((settled[1] as PromiseRejectedResult).reason instanceof CaptureError);
+    await a.close();
+  });
+
+  it('should reject what waits when aborted, and take no more', async () => {
+    const flushing = gate();
+    const h = harness((w) => {
+      const flush = w.flush.bind(w);
+      w.flush = async () => {
+        await flushing.wait;
+        await flush();
+      };
+    });
+    const a = await h.appender();
+    const first = a.append(make(0), 0);
+    await new Promise((r) => setImmediate(r)); // the first leaves the queue to be written
+    assert.equal(a.pending, 0);
+    const second = a.append(make(1), 1);
+    a.abort();
+    await assert.rejects(second, AppenderStoppedError);
+    await assert.rejects(a.append(make(2), 2), AppenderStoppedError);
+    flushing.open();
+    assert.equal((await first).written, true, 'what was already being written completes');
+    await a.close();
+  });
+});
