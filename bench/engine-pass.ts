@@ -33,7 +33,7 @@ const topology = new TopologyBuilder().topic(input).topic(output).processor(pass
 const host = (i: number) => `127.20.${(i % HOSTS) >> 8}.${(i % HOSTS) + 1}:41234`;
 const value = (i: number): DiscoveredUrl => ({
   url: `http://${host(i)}/p/${i}`, source_url: `http://${host(i + 7)}/p/${i >> 3}`, depth: 2, anchor: `link ${i % 25}`, via: 'link',
-  redirect_hops: 0, discovered_at: 1_700_000_000_000 + i, ...NO_HINTS,
+  redirect_hops: 0, discovered_at: 1_700_000_000_000 + i, ...NO_HINTS, more: [],
 });
 
 const dir = mkdtempSync(join(tmpdir(), 'crawlstream-bench-engine-'));

@@ -58,11 +58,11 @@ function benchLinks(count: number): string[] {
 }
 
 function discovered(url: string): DiscoveredUrl {
-  return { url, source_url: `${origin(3)}/p/17`, depth: 2, anchor: 'link 7', via: 'link', redirect_hops: 0, discovered_at: Date.now(), ...NO_HINTS };
+  return { url, source_url: `${origin(3)}/p/17`, depth: 2, anchor: 'link 7', via: 'link', redirect_hops: 0, discovered_at: Date.now(), ...NO_HINTS, more: [] };
 }
 
 function canonical(url: string, host: string): CanonicalUrl {
-  return { url, host, depth: 2, source_url: `${origin(3)}/p/17`, via: 'link', redirect_hops: 0, discovered_at: 1_700_000_000_000, ...NO_HINTS, inlinks: 1 };
+  return { url, host, depth: 2, source_url: `${origin(3)}/p/17`, via: 'link', redirect_hops: 0, discovered_at: 1_700_000_000_000, ...NO_HINTS, inlinks: 1, more: [] };
 }
 
 function normalizeDirect(): object {

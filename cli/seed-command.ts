@@ -4,8 +4,7 @@ import { crawlTopology } from '../crawl/topology.js';
 import { connectCluster, readClusterState, topologyCodecs, writeClusterState, partitionCount } from '../engine/kafka/kafka-cluster.js';
 import { crawlLevelOptions, type CrawlConfig } from '../crawl/config.js';
 import { partitionFor } from '../engine/partitioning.js';
-import { hostKey } from '../url/canonicalize.js';
-import { NO_HINTS, type DiscoveredUrl } from '../schemas/records.js';
+import { seedRecords } from '../processors/url-batch.js';
 import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, parse, UsageError } from './options.js';
 import { brokersOf, KAFKA_FLAGS, required } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
@@ -27,20 +26,11 @@ export async function run(argv: string[]): Promise<number> {
     const producer = cluster.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     try {
-      const messages = [];
-      for (const url of positionals) {
-        let host: string;
-        try {
-          host = hostKey(new URL(url));
-        } catch {
-          log.warn(`seed ${JSON.stringify(url)} is not a URL; skipped`);
-          continue;
-        }
-        const value: DiscoveredUrl = { url, source_url: '', depth: 0, anchor: '', via: 'seed', redirect_hops: 0, discovered_at: Date.now(), ...NO_HINTS };
-        messages.push({ key: host, value: codecs.encode('discovered-urls', value), partition: partitionFor(host, partitions) });
-      }
+      const seeds = seedRecords(positionals, Date.now());
+      for (const bad of seeds.invalid) log.warn(`seed ${JSON.stringify(bad)} is not a URL; skipped`);
+      const messages = seeds.records.map(({ host, value }) => ({ key: host, value: codecs.encode('discovered-urls', value), partition: partitionFor(host, partitions) }));
       await producer.send({ topic: cluster.names.topic('discovered-urls'), messages });
-      process.stdout.write(`seeded ${messages.length} URL(s); crawl options: depth ≤ ${config.maxDepth}, ≤ ${config.maxPagesPerHost} pages per host, delay ${config.defaultDelayMs} ms, user agent "${config.userAgent}"\n`);
+      process.stdout.write(`seeded ${seeds.seeds} URL(s); crawl options: depth ≤ ${config.maxDepth}, ≤ ${config.maxPagesPerHost} pages per host, delay ${config.defaultDelayMs} ms, user agent "${config.userAgent}"\n`);
     } finally {
       await producer.disconnect();
     }

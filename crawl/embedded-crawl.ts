@@ -4,13 +4,12 @@
 import { mkdirSync } from 'node:fs';
 import type { Logger } from '../engine/api.js';
 import { CrawlBudget } from '../processors/crawl-budget.js';
-import { NO_HINTS, type DiscoveredUrl } from '../schemas/records.js';
+import { seedRecords } from '../processors/url-batch.js';
 import type { CrawlConfig } from './config.js';
 import { crawlTopology, extraProcessors } from './topology.js';
 import { openCrawlServices, type CrawlServices } from './services.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import type { ProcessorModule } from './processor-module.js';
-import { hostKey } from '../url/canonicalize.js';
 import { EmbeddedRuntime } from '../engine/embedded/embedded-runtime.js';
 import { setAsideLogAndState } from '../engine/embedded/data-dir.js';
 import { crawlStats, type CrawlStats } from './stats.js';
@@ -86,17 +85,9 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
     // Fail early and clearly when ClickHouse cannot be opened, before any page is fetched.
     await open.services.clickhouse();
     await runtime.start();
-    for (const seed of options.seeds) {
-      let host: string;
-      try {
-        host = hostKey(new URL(seed));
-      } catch {
-        options.log.warn(`seed ${JSON.stringify(seed)} is not a URL; skipped`);
-        continue;
-      }
-      const value: DiscoveredUrl = { url: seed, source_url: '', depth: 0, anchor: '', via: 'seed', redirect_hops: 0, discovered_at: Date.now(), ...NO_HINTS };
-      await runtime.produce('discovered-urls', host, value);
-    }
+    const seeds = seedRecords(options.seeds, Date.now());
+    for (const bad of seeds.invalid) options.log.warn(`seed ${JSON.stringify(bad)} is not a URL; skipped`);
+    for (const { host, value } of seeds.records) await runtime.produce('discovered-urls', host, value);
     if (options.onProgress) timer = setInterval(() => options.onProgress!(crawlStats(rt)), options.progressEveryMs ?? 2000);
     // A recrawling crawl never drains: it runs until stopped (Ctrl-C, SIGTERM, --run-for).
     if (options.config.recrawl) await runtime.whenStopped(options.signal);

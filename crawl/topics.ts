@@ -12,12 +12,12 @@ const HOST = 'host (lowercased, punycode, port kept when not the default)';
 
 export const discoveredUrls = defineTopic<DiscoveredUrl>()({
   name: 'discovered-urls', schema: loadSchema('discovered-url'), key: 'the URL\'s host', retention: 'until-consumed', maxRecordBytes: MB,
-  description: 'URLs as found: seeds, links, redirect targets; keyed by the URL\'s host',
+  description: 'URLs as found: seeds, links, sitemap entries, redirect targets; a page\'s URLs to one host in one record, keyed by that host',
 });
 
 export const normalized = defineTopic<CanonicalUrl>()({
   name: 'normalized', schema: loadSchema('canonical-url'), key: HOST, retention: 'until-consumed', maxRecordBytes: MB,
-  description: 'canonical URLs that passed the trap guards',
+  description: 'canonical URLs that passed the trap guards, a batch\'s URLs of one canonical host in one record',
 });
 
 export const deduped = defineTopic<CanonicalUrl>()({

@@ -14,7 +14,7 @@ import { seenSetStore } from './dedup.js';
 
 function canonical(url: string, over: Partial<CanonicalUrl> = {}): CanonicalUrl {
   const host = new URL(url).host;
-  return { url, host, depth: 1, source_url: '', via: 'link', redirect_hops: 0, discovered_at: 0, ...NO_HINTS, inlinks: 1, ...over };
+  return { url, host, depth: 1, source_url: '', via: 'link', redirect_hops: 0, discovered_at: 0, ...NO_HINTS, inlinks: 1, more: [], ...over };
 }
 
 const seenKey = (url: string) => ({ host: new URL(url).host, ...fingerprint64(url) });
@@ -42,6 +42,27 @@ describe('dedup', () => {
     const out = d.readOutput('deduped').map((r) => r.value.inlinks);
     assert.deepEqual(out, [1, 2, 4, 8, 16]);
     assert.equal(d.store(seenSetStore).get(seenKey('http://a.test/hub')), 20, 'every discovery is counted');
+    await d.close();
+  });
+
+  it('should decide each URL of a batch on its own and pass each new one on as a record of one URL', async () => {
+    const d = await crawlTestDriver({ processors: ['dedup'] });
+    await d.pipe('normalized', 'a.test', canonical('http://a.test/old'));
+    d.readOutput('deduped');
+    const more = ['http://a.test/new1', 'http://a.test/old', 'http://a.test/new2', 'http://a.test/new1']
+      .map((url, i) => ({ url, ...NO_HINTS, priority_hint: i === 2 ? 0.7 : -1 }));
+    await d.pipe('normalized', 'a.test', canonical('http://a.test/old', { more, source_url: 'http://a.test/hub', depth: 3 }));
+    const out = d.readOutput('deduped');
+    // old reaches 2 in-links (reported), new1 is new, old reaches 3 (not a power of two: no record),
+    // new2 is new, new1 repeated within the batch reaches 2.
+    assert.deepEqual(out.map((r) => [r.value.url, r.value.inlinks]), [
+      ['http://a.test/old', 2], ['http://a.test/new1', 1], ['http://a.test/new2', 1], ['http://a.test/new1', 2],
+    ]);
+    assert.ok(out.every((r) => r.key === 'a.test' && r.value.more.length === 0 && r.value.source_url === 'http://a.test/hub' && r.value.depth === 3));
+    assert.equal(out.find((r) => r.value.url === 'http://a.test/new2')!.value.priority_hint, 0.7, 'each URL keeps its own hints');
+    assert.equal(d.store(seenSetStore).get(seenKey('http://a.test/old')), 3);
+    assert.equal(d.counter('dedup', 'new-urls'), 3);
+    assert.equal(d.counter('dedup', 'duplicate-urls'), 3);
     await d.close();
   });
 

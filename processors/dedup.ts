@@ -1,13 +1,16 @@
-// dedup: normalized → deduped. Passes each canonical URL once per crawl. A Bloom filter answers
-// "certainly new" from memory; "maybe seen" is settled by the exact seen-set in LevelDB. The
-// fingerprint is written in the same commit as the forwarded record, so the seen-set can never
-// swallow a URL whose record was not passed on (DESIGN §3.3).
+// dedup: normalized → deduped. Passes each canonical URL once per crawl, as a record of its own
+// whether it came alone or in a batch. A Bloom filter answers "certainly new" from memory; "maybe
+// seen" is settled by the exact seen-set in LevelDB. The fingerprint is written in the same commit as
+// the forwarded record, so the seen-set can never swallow a URL whose record was not passed on
+// (DESIGN §3.3).
 import {
   defineProcessor, defineStore, type KeyValueStore, type Processor, type ProcessorContext, type RecordOf, type TopicValues,
 } from '../engine/api.js';
 import { deduped, normalized } from '../crawl/topics.js';
 import { SeenFilter } from '../state-stores/seen-filter.js';
 import { fingerprint64 } from '../state-stores/fingerprint.js';
+import type { CanonicalUrl } from '../schemas/records.js';
+import { canonicalEntries } from './url-batch.js';
 
 /** Key: the URL's host (routing) and its 64-bit fingerprint. Only the fingerprint is stored. */
 export interface SeenKey {
@@ -60,7 +63,14 @@ class Dedup implements Processor<In, Out> {
   }
 
   process(record: RecordOf<In>, ctx: ProcessorContext<Out>): void {
-    const { url, host } = record.value;
+    // A batch holds URLs of one host; each is decided on its own, in order, and passed on as its own
+    // record: the scheduler takes one URL per record.
+    const { more: _batch, ...shared } = record.value;
+    for (const entry of canonicalEntries(record.value)) this.decide({ ...shared, ...entry, more: [] }, ctx);
+  }
+
+  private decide(u: CanonicalUrl, ctx: ProcessorContext<Out>): void {
+    const { url, host } = u;
     const { hi, lo } = fingerprint64(url);
     const key = { host, hi, lo };
     if (this.bloom.mightContain(hi, lo)) {
@@ -70,17 +80,17 @@ class Dedup implements Processor<In, Out> {
         ctx.metrics.count('duplicate-urls');
         // Another page links to it. The scheduler ranks a queued URL by its in-links; telling it at
         // 2, 4, 8, … keeps that to a few records per URL however many pages link to it.
-        if (record.value.via !== 'link' || found >= MAX_REPORTED_INLINKS) return;
+        if (u.via !== 'link' || found >= MAX_REPORTED_INLINKS) return;
         const inlinks = found + 1;
         this.seen.put(key, inlinks);
-        if ((inlinks & (inlinks - 1)) === 0) ctx.forward('deduped', host, { ...record.value, inlinks });
+        if ((inlinks & (inlinks - 1)) === 0) ctx.forward('deduped', host, { ...u, inlinks });
         return;
       }
     }
     this.bloom.add(hi, lo);
     this.seen.put(key, 1);
     ctx.metrics.count('new-urls');
-    ctx.forward('deduped', host, { ...record.value, inlinks: 1 });
+    ctx.forward('deduped', host, { ...u, inlinks: 1 });
   }
 
   /** For benchmarks and status: RAM held by the in-memory part of the seen-set. */

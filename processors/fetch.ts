@@ -72,18 +72,18 @@ class Fetch implements Processor<In, Out> {
       if (!release) return; // abandoned while waiting: the task's new owner fetches it
       ctx.metrics.gauge('address.busiest', this.gate.busiest);
       if (request.kind === 'sitemap') {
-        const { outcome, summary, found, kept, cut } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now, this.config.maxBodyBytes);
+        const { outcome, summary, found, urls, kept, cut } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now, this.config.maxBodyBytes);
         this.observe(request.kind, outcome);
         if (abort.signal.aborted) return; // abandoned: the task's new owner fetches it again
         // Only a successful answer is read as a sitemap: a 404 page is no sitemap, not a broken one.
         const problem = outcome.status >= 200 && outcome.status < 300 ? sitemapProblem(summary) : '';
         if (problem) ctx.log.warn(`${request.url}: ${problem}`);
-        ctx.metrics.count('sitemap-urls', found.length);
-        // Each listed URL travels keyed by its host: the sitemap's own (the parser refused others).
-        for (const u of found) ctx.forward('discovered-urls', request.host, u);
+        ctx.metrics.count('sitemap-urls', urls);
+        // The listed URLs travel keyed by their host: the sitemap's own (the parser refused others).
+        for (const batch of found) ctx.forward('discovered-urls', request.host, batch);
         // The body is kept up to the page cap: an archive of the crawl holds what the sitemap said.
         const truncation = outcome.incomplete ? truncationReason(outcome.errorKind) : cut ? 'length' : '';
-        return this.record(ctx, request, { ...outcome, body: kept, error: outcome.error || problem }, {}, outcome.sha1, found.length, truncation);
+        return this.record(ctx, request, { ...outcome, body: kept, error: outcome.error || problem }, {}, outcome.sha1, urls, truncation);
       }
       const headers: Record<string, string> = {};
       if (request.if_none_match) headers['if-none-match'] = request.if_none_match;

@@ -2,9 +2,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { crawlTestDriver, type CrawlTestDriver } from '../crawl/crawl-test-driver.js';
 import { NO_HINTS, type CanonicalUrl, type DiscoveredUrl } from '../schemas/records.js';
+import { canonicalEntries, MAX_BATCH_URLS } from './url-batch.js';
 
 function found(url: string, over: Partial<DiscoveredUrl> = {}): DiscoveredUrl {
-  return { url, source_url: 'http://127.0.0.9/from', depth: 1, anchor: 'a link', via: 'link', redirect_hops: 0, discovered_at: 42, ...NO_HINTS, ...over };
+  return { url, source_url: 'http://127.0.0.9/from', depth: 1, anchor: 'a link', via: 'link', redirect_hops: 0, discovered_at: 42, ...NO_HINTS, more: [], ...over };
 }
 
 /** The key a discovery is piped with does not matter to normalize: it re-keys by the canonical host. */
@@ -125,6 +126,46 @@ describe('normalize', () => {
     assert.equal(d.counter('normalize', 'rejected.max-depth'), 1);
     assert.equal(d.counter('normalize', 'rejected.too-long'), 1);
     assert.equal((await normalize(d, found('http://a.test/x', { depth: 2 }))).length, 1);
+    await d.close();
+  });
+
+  it('should regroup a batch whose URLs canonicalize to two hosts: one record per canonical host, in order', async () => {
+    const d = await driver();
+    const more = ['HTTP://A.test:80/2', 'http://b.test/1', 'http://a.test/3#x']
+      .map((url, i) => ({ url, anchor: '', ...NO_HINTS, priority_hint: i === 1 ? 0.5 : -1 }));
+    const out = await normalize(d, found('http://a.test/1', { more, depth: 2, source_url: 'http://c.test/' }));
+    assert.deepEqual(out.map((r) => [r.key, canonicalEntries(r.value).map((e) => e.url)]), [
+      ['a.test', ['http://a.test/1', 'http://a.test/2', 'http://a.test/3']],
+      ['b.test', ['http://b.test/1']],
+    ]);
+    assert.ok(out.every((r) => r.value.host === r.key && r.value.depth === 2 && r.value.source_url === 'http://c.test/'));
+    assert.equal(out[1].value.priority_hint, 0.5, 'per-URL hints travel with their URL');
+    assert.equal(d.counter('normalize', 'normalized'), 4, 'normalized counts URLs, not records');
+    await d.close();
+  });
+
+  it('should forward the rest of a batch when some of its URLs are rejected, counting each by reason', async () => {
+    const d = await driver();
+    const bad = ['javascript:void(0)', 'http://a.test/a/b/a/b/a/b/a/b', 'mailto:x@a.test'];
+    const more = ['http://a.test/ok2', ...bad].map((url) => ({ url, anchor: '', ...NO_HINTS }));
+    const out = await normalize(d, found('http://a.test/ok1', { more }));
+    assert.deepEqual(out.map((r) => canonicalEntries(r.value).map((e) => e.url)), [['http://a.test/ok1', 'http://a.test/ok2']]);
+    assert.equal(d.counter('normalize', 'rejected.unsupported-scheme'), 2);
+    assert.equal(d.counter('normalize', 'rejected.repeated-path-segments'), 1);
+    assert.equal(d.counter('normalize', 'normalized'), 2);
+    assert.deepEqual(await normalize(d, found('http://a.test/x', { depth: 17, more: more.slice(0, 2) })), []);
+    assert.equal(d.counter('normalize', 'rejected.max-depth'), 3, 'a batch over the depth limit counts each of its URLs');
+    await d.close();
+  });
+
+  it('should split a batch that grows past the bound into records within it', async () => {
+    const d = await driver();
+    // Percent-encoding makes each canonical URL longer than it was found.
+    const urls = Array.from({ length: MAX_BATCH_URLS }, (_, i) => `http://a.test/${i}/${'é'.repeat(200)}`);
+    const [first, ...rest] = urls;
+    const out = await normalize(d, found(first, { more: rest.map((url) => ({ url, anchor: '', ...NO_HINTS })) }));
+    assert.ok(out.length > 1, `${out.length} records`);
+    assert.equal(out.flatMap((r) => canonicalEntries(r.value)).length, MAX_BATCH_URLS);
     await d.close();
   });
 });

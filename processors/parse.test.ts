@@ -6,6 +6,7 @@ import { PLAIN_RESULT, type DiscoveredUrl, type FetchResult, type ParsedPage } f
 import { compressBody } from '../fetching/body-codec.js';
 import { PdfPool } from '../pdf/pdf-pool.js';
 import { encryptedPdf, textPdf } from '../pdf/test-pdfs.js';
+import { discoveredEntries, MAX_BATCH_URLS } from './url-batch.js';
 
 const HOST = '127.0.0.9:8080';
 const PAGE = `http://${HOST}/articles/one.html`;
@@ -93,6 +94,28 @@ describe('parse', () => {
     assert.equal(discovered[1].value.anchor, 'Other host');
   });
 
+  it('should send a page\'s links to three hosts as three records, each holding all of its host\'s links in page order', async () => {
+    const links = [
+      ['/a', 'A'], ['http://other.test:8081/1', 'O1'], ['/b', 'B'], ['https://third.test/1', 'T1'],
+      ['http://OTHER.test:8081/2', 'O2'], ['/c', 'C'], ['http://ads.test/x" rel="nofollow', 'Ad'],
+    ].map(([href, text]) => `<a href="${href}">${text}</a>`).join('\n');
+    const { discovered } = await parse(fetched(page('<title>t</title>', links), { depth: 1 }));
+    assert.deepEqual(discovered.map((r) => [r.key, discoveredEntries(r.value).map((e) => [e.url, e.anchor])]), [
+      [HOST, [[`http://${HOST}/a`, 'A'], [`http://${HOST}/b`, 'B'], [`http://${HOST}/c`, 'C']]],
+      ['other.test:8081', [['http://other.test:8081/1', 'O1'], ['http://other.test:8081/2', 'O2']]],
+      ['third.test', [['https://third.test/1', 'T1']]],
+    ]);
+    assert.ok(discovered.every((r) => r.value.depth === 2 && r.value.via === 'link' && r.value.source_url === PAGE));
+  });
+
+  it('should split a host\'s share of a huge link list at the batch bound, losing no link', async () => {
+    const n = 2 * MAX_BATCH_URLS + 10;
+    const links = Array.from({ length: n }, (_, i) => `<a href="/p/${i}">${i}</a>`).join('');
+    const { discovered } = await parse(fetched(page('<title>t</title>', links)));
+    assert.deepEqual(discovered.map((r) => discoveredEntries(r.value).length), [MAX_BATCH_URLS, MAX_BATCH_URLS, 10]);
+    assert.deepEqual(discovered.flatMap((r) => discoveredEntries(r.value).map((e) => e.url)), Array.from({ length: n }, (_, i) => `http://${HOST}/p/${i}`));
+  });
+
   it('should forward no links from a page with meta robots nofollow, yet record them in parsed', async () => {
     const { parsed, discovered } = await parse(fetched(page('<meta name="robots" content="noindex, nofollow">', LINKS)));
     assert.deepEqual(discovered, []);
@@ -129,6 +152,7 @@ describe('parse', () => {
     assert.equal(r.value.redirect_hops, 2);
     assert.equal(r.value.source_url, PAGE);
     assert.equal(r.value.depth, 2, 'a redirect hop is the same page, not a level deeper');
+    assert.deepEqual(r.value.more, [], 'a redirect target is a record of its own');
   });
 
   it('should produce nothing for a robots.txt fetch', async () => {

@@ -1,8 +1,8 @@
 // parse: fetched → parsed, and links and redirect targets → discovered-urls. Links are keyed by
 // their own host: writing them to discovered-urls is the repartition that carries each URL to the
-// task that owns its host.
+// task that owns its host. A page's links to one host travel as one record (a batch, url-batch.ts).
 import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../engine/api.js';
-import { NO_HINTS, type DiscoveredUrl, type FetchResult, type ParsedPage } from '../schemas/records.js';
+import { NO_HINTS, type DiscoveredEntry, type DiscoveredUrl, type FetchResult, type ParsedPage } from '../schemas/records.js';
 import type { CrawlConfig } from '../crawl/config.js';
 import { discoveredUrls, fetched, parsed } from '../crawl/topics.js';
 import { analyzeBody, type BodyAnalysis, type BodyInput } from '../parsing/analyze-body.js';
@@ -11,6 +11,7 @@ import type { ParsePool } from '../parsing/parse-pool.js';
 import { hostKey } from '../url/canonicalize.js';
 import type { PdfPool } from '../pdf/pdf-pool.js';
 import { analyzeOther } from './content-route.js';
+import { discoveredBatches, groupBy } from './url-batch.js';
 
 /** On every parsed row; parse/2: one streaming pass, visible text, simhash over the main content. */
 export const PARSER_VERSION = 'parse/2';
@@ -55,7 +56,7 @@ export class Parse implements Processor<In, Out> {
     if (r.kind !== 'page') return; // robots.txt and sitemaps are read where they are fetched
     const now = ctx.now();
     if (r.status >= 300 && r.status < 400 && r.final_url !== r.url) {
-      this.discover(ctx, r.final_url, r, r.depth, '', 'redirect', r.redirect_hops + 1, now);
+      this.discover(ctx, [{ url: r.final_url, anchor: '', ...NO_HINTS }], r, r.depth, 'redirect', r.redirect_hops + 1, now);
       return;
     }
     if (r.status < 200 || r.status >= 300) return;
@@ -86,21 +87,24 @@ export class Parse implements Processor<In, Out> {
     if (r.via === 'recrawl' && !r.changed) return;
     const depth = r.depth + 1;
     if (depth > config.maxDepth) return;
-    for (const link of a.links) {
-      if (link.nofollow) continue;
-      this.discover(ctx, link.url, r, depth, link.anchor, 'link', 0, now);
-    }
+    const followed = a.links.filter((l) => !l.nofollow).map((l) => ({ url: l.url, anchor: l.anchor, ...NO_HINTS }));
+    this.discover(ctx, followed, r, depth, 'link', 0, now);
   }
 
-  private discover(ctx: ProcessorContext<Out>, url: string, from: FetchResult, depth: number, anchor: string,
+  /** One discovered-urls record per host key (more when a host's share is over the batch bound). */
+  private discover(ctx: ProcessorContext<Out>, found: DiscoveredEntry[], from: FetchResult, depth: number,
     via: DiscoveredUrl['via'], hops: number, now: number): void {
-    const host = linkHost(url);
-    if (!host) {
-      ctx.metrics.count('links.unroutable');
-      return;
+    const routable: { host: string; entry: DiscoveredEntry }[] = [];
+    for (const entry of found) {
+      const host = linkHost(entry.url);
+      if (host) routable.push({ host, entry });
+      else ctx.metrics.count('links.unroutable');
     }
-    const out: DiscoveredUrl = { url, source_url: from.url, depth, anchor, via, redirect_hops: hops, discovered_at: now, ...NO_HINTS };
-    ctx.forward('discovered-urls', host, out);
+    if (routable.length > 0) ctx.metrics.count('urls-discovered', routable.length);
+    const shared = { source_url: from.url, depth, via, redirect_hops: hops, discovered_at: now };
+    for (const [host, group] of groupBy(routable, (g) => g.host)) {
+      for (const batch of discoveredBatches(shared, group.map((g) => g.entry))) ctx.forward('discovered-urls', host, batch);
+    }
   }
 
   /** HTML goes to the parse workers; PDFs and plain text took their own path before this. */

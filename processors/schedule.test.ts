@@ -9,7 +9,7 @@ const HOST = '127.0.0.9:8080';
 const ORIGIN = `http://${HOST}`;
 
 function url(path: string, depth = 1): CanonicalUrl {
-  return { url: `${ORIGIN}${path}`, host: HOST, depth, source_url: '', via: 'link', redirect_hops: 0, discovered_at: 0, ...NO_HINTS, inlinks: 1 };
+  return { url: `${ORIGIN}${path}`, host: HOST, depth, source_url: '', via: 'link', redirect_hops: 0, discovered_at: 0, ...NO_HINTS, inlinks: 1, more: [] };
 }
 
 function done(req: FetchRequest, driver: CrawlTestDriver, over: Partial<FetchResult> = {}): FetchResult {

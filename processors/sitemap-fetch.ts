@@ -3,8 +3,10 @@
 // body cap); what it lists is passed on to discovered-urls, keyed by the sitemap's host, marked as
 // found by a sitemap, with its hints (lastmod, changefreq, priority). An index's children come back
 // the same way, marked as sitemaps one level deeper, so each goes through the host's politeness slot.
+// They travel in batches (url-batch.ts): up to 50,000 URLs make a hundred records, not 50,000.
 import type { HttpFetcher, FetchOutcome } from '../fetching/http-fetcher.js';
-import type { DiscoveredUrl, FetchRequest } from '../schemas/records.js';
+import type { DiscoveredEntry, DiscoveredUrl, FetchRequest } from '../schemas/records.js';
+import { discoveredBatches } from './url-batch.js';
 import { SitemapParser, type SitemapSummary } from '../sitemaps/sitemap-parser.js';
 
 export const SITEMAP_MAX_BYTES = 50 * 1024 * 1024;
@@ -12,7 +14,10 @@ export const SITEMAP_MAX_BYTES = 50 * 1024 * 1024;
 export interface SitemapFetch {
   outcome: FetchOutcome;
   summary: SitemapSummary;
+  /** Batches of what the sitemap listed, all of the sitemap's host. */
   found: DiscoveredUrl[];
+  /** URLs (and child sitemaps) in `found`. */
+  urls: number;
   /** The decoded body, its first `keepBytes` (for the record and an archive); the parser read it all. */
   kept: Buffer;
   /** `kept` is shorter than what was read. */
@@ -24,8 +29,7 @@ export interface SitemapFetch {
  *   more memory than a page fetch, while the parser still reads up to SITEMAP_MAX_BYTES
  */
 export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, signal: AbortSignal, now: () => number, keepBytes: number): Promise<SitemapFetch> {
-  const found: DiscoveredUrl[] = [];
-  const base = { source_url: request.url, anchor: '', redirect_hops: 0, depth: request.depth + 1, priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 0 };
+  const found: DiscoveredEntry[] = [];
   const parser = new SitemapParser({
     sitemapUrl: request.url,
     host: request.host,
@@ -34,11 +38,8 @@ export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, 
     // authority over the host), so a child's directory does not bound what it may list.
     fromRobots: true,
     depth: request.sitemap_depth,
-    onUrl: (e) => found.push({
-      ...base, url: e.loc, via: 'sitemap', discovered_at: now(),
-      priority_hint: e.priority ?? -1, changefreq: e.changefreq ?? '', lastmod: e.lastmod ?? 0,
-    }),
-    onSitemap: (loc, lastmod) => found.push({ ...base, url: loc, via: 'sitemap', discovered_at: now(), lastmod: lastmod ?? 0, sitemap_depth: request.sitemap_depth + 1 }),
+    onUrl: (e) => found.push({ url: e.loc, anchor: '', priority_hint: e.priority ?? -1, changefreq: e.changefreq ?? '', lastmod: e.lastmod ?? 0, sitemap_depth: 0 }),
+    onSitemap: (loc, lastmod) => found.push({ url: loc, anchor: '', priority_hint: -1, changefreq: '', lastmod: lastmod ?? 0, sitemap_depth: request.sitemap_depth + 1 }),
   });
   const chunks: Buffer[] = [];
   let kept = 0;
@@ -61,7 +62,10 @@ export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, 
   });
   // Only what a whole, successful answer listed counts: an error page is no sitemap.
   const summary = parser.end();
-  return { outcome, summary, found: outcome.status >= 200 && outcome.status < 300 ? found : [], kept: Buffer.concat(chunks, kept), cut };
+  const body = Buffer.concat(chunks, kept);
+  if (outcome.status < 200 || outcome.status >= 300) return { outcome, summary, found: [], urls: 0, kept: body, cut };
+  const shared = { source_url: request.url, depth: request.depth + 1, via: 'sitemap' as const, redirect_hops: 0, discovered_at: now() };
+  return { outcome, summary, found: discoveredBatches(shared, found), urls: found.length, kept: body, cut };
 }
 
 /** What a sitemap fetch tells the user when the file was not read whole, or was no sitemap. */

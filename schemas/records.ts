@@ -3,6 +3,20 @@
 export type DiscoveryKind = 'seed' | 'link' | 'redirect' | 'sitemap' | 'recrawl';
 export type FetchKind = 'page' | 'robots' | 'sitemap';
 
+/** What differs per URL within a batch of found URLs (DiscoveredUrl.more). */
+export interface DiscoveredEntry {
+  url: string;
+  anchor: string;
+  priority_hint: number;
+  changefreq: string;
+  lastmod: number;
+  sitemap_depth: number;
+}
+
+/**
+ * URLs found with one host key: `url` (with its anchor and hints) first, then `more`. The other fields
+ * are shared by the batch. A record with `more` empty is one URL, exactly as before batches existed.
+ */
 export interface DiscoveredUrl {
   url: string;
   source_url: string;
@@ -18,8 +32,23 @@ export interface DiscoveredUrl {
   lastmod: number;
   /** > 0: the URL is a sitemap to fetch, at this nesting depth. */
   sitemap_depth: number;
+  /** Further URLs of the batch; [] for a record of one URL. */
+  more: DiscoveredEntry[];
 }
 
+/** What differs per URL within a batch of canonical URLs (CanonicalUrl.more). */
+export interface CanonicalEntry {
+  url: string;
+  priority_hint: number;
+  changefreq: string;
+  lastmod: number;
+  sitemap_depth: number;
+}
+
+/**
+ * Canonical URLs of one host: `url` first, then `more` (topic normalized). In `deduped` a record is
+ * always one URL (`more` empty): the scheduler decides per URL.
+ */
 export interface CanonicalUrl {
   url: string;
   host: string;
@@ -37,6 +66,8 @@ export interface CanonicalUrl {
   sitemap_depth: number;
   /** Discoveries so far; above 1 the record updates a URL already passed on. */
   inlinks: number;
+  /** Further URLs of the batch; [] for a record of one URL (always, in `deduped`). */
+  more: CanonicalEntry[];
 }
 
 export interface FetchRequest {

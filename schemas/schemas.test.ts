@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import avro from 'avsc';
 import { SCHEMA_FILES, loadSchema, type SchemaName } from './schema-files.js';
+import { canonicalEntries, discoveredEntries } from '../processors/url-batch.js';
 import { crawlTopology } from '../crawl/topology.js';
 import type {
   CanonicalUrl, DiscoveredUrl, Duplicate, FetchRequest, FetchResult, ParsedPage, SimhashBand, SkippedUrl,
@@ -16,10 +17,12 @@ const AT = Date.UTC(2026, 0, 1, 12);
 const discovered: DiscoveredUrl = {
   url: 'http://a.test/about#team', source_url: 'http://a.test/', depth: 1, anchor: 'About us', via: 'link', redirect_hops: 0, discovered_at: AT,
   priority_hint: 0.8, changefreq: 'daily', lastmod: AT - 86_400_000, sitemap_depth: 0,
+  more: [{ url: 'http://a.test/news', anchor: 'News', priority_hint: 0.5, changefreq: 'hourly', lastmod: AT - 3_600_000, sitemap_depth: 2 }],
 };
 const canonical: CanonicalUrl = {
   url: 'http://a.test/about', host: 'a.test', depth: 1, source_url: 'http://a.test/', via: 'redirect', redirect_hops: 2, discovered_at: AT,
   priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 1, inlinks: 4,
+  more: [{ url: 'http://a.test/contact', priority_hint: 0.3, changefreq: 'weekly', lastmod: AT - 1000, sitemap_depth: 0 }],
 };
 const request: FetchRequest = {
   fetch_id: 'a.test#17', url: 'http://a.test/about', host: 'a.test', kind: 'page', depth: 1, attempt: 2, via: 'link',
@@ -129,6 +132,46 @@ describe('Avro schemas', () => {
     assert.deepEqual(fieldNames(item), Object.keys(result.request_headers[0]).sort());
     const decoded = avro.Type.forSchema(loadSchema('fetch-result')).fromBuffer(avro.Type.forSchema(loadSchema('fetch-result')).toBuffer(result)) as FetchResult;
     assert.deepEqual(plain(decoded.response_headers), plain(result.response_headers), 'order, case and repeats kept');
+  });
+
+  it('should declare the batch entries of discovered-url and canonical-url with the fields of records.ts', () => {
+    for (const [name, sample] of [['discovered-url', discovered], ['canonical-url', canonical]] as const) {
+      const more = (loadSchema(name) as { fields: { name: string; type: unknown }[] }).fields.find((f) => f.name === 'more')!;
+      assert.deepEqual(fieldNames((more.type as { items: avro.Schema }).items), Object.keys(sample.more[0]).sort(), name);
+    }
+  });
+
+  it('should read a record written before batches existed as a batch of its one URL', () => {
+    // The schemas as they were before `more` (copied from git history, DiscoveredUrl and CanonicalUrl
+    // before batching): replays and logs written then must read the same today.
+    const kind = { type: 'enum', name: 'DiscoveryKind', symbols: ['seed', 'link', 'redirect', 'sitemap', 'recrawl'], default: 'link' };
+    const hints = [
+      { name: 'priority_hint', type: 'double', default: -1 }, { name: 'changefreq', type: 'string', default: '' },
+      { name: 'lastmod', type: 'long', default: 0 }, { name: 'sitemap_depth', type: 'int', default: 0 },
+    ];
+    const oldDiscovered = { type: 'record', name: 'DiscoveredUrl', namespace: 'crawlstream', fields: [
+      { name: 'url', type: 'string' }, { name: 'source_url', type: 'string', default: '' }, { name: 'depth', type: 'int', default: 0 },
+      { name: 'anchor', type: 'string', default: '' }, { name: 'via', type: kind, default: 'link' }, { name: 'redirect_hops', type: 'int', default: 0 },
+      { name: 'discovered_at', type: 'long' }, ...hints,
+    ] };
+    const oldCanonical = { type: 'record', name: 'CanonicalUrl', namespace: 'crawlstream', fields: [
+      { name: 'url', type: 'string' }, { name: 'host', type: 'string' }, { name: 'depth', type: 'int', default: 0 },
+      { name: 'source_url', type: 'string', default: '' }, { name: 'via', type: kind, default: 'link' }, { name: 'redirect_hops', type: 'int', default: 0 },
+      { name: 'discovered_at', type: 'long' }, ...hints, { name: 'inlinks', type: 'int', default: 1 },
+    ] };
+    const readOld = <T>(oldSchema: object, name: SchemaName, value: object): T => {
+      const writer = avro.Type.forSchema(oldSchema as avro.Schema, { registry: {} });
+      const reader = avro.Type.forSchema(loadSchema(name), { registry: {} });
+      return reader.fromBuffer(writer.toBuffer(value), reader.createResolver(writer)) as T;
+    };
+    const { more: _d, ...oneDiscovered } = discovered;
+    const d = readOld<DiscoveredUrl>(oldDiscovered, 'discovered-url', oneDiscovered);
+    assert.deepEqual(plain(d), plain({ ...oneDiscovered, more: [] }));
+    assert.deepEqual(discoveredEntries(d).map((e) => [e.url, e.anchor, e.priority_hint]), [[discovered.url, discovered.anchor, discovered.priority_hint]]);
+    const { more: _c, ...oneCanonical } = canonical;
+    const c = readOld<CanonicalUrl>(oldCanonical, 'canonical-url', oneCanonical);
+    assert.deepEqual(plain(c), plain({ ...oneCanonical, more: [] }));
+    assert.deepEqual(canonicalEntries(c).map((e) => [e.url, e.sitemap_depth]), [[canonical.url, canonical.sitemap_depth]]);
   });
 
   it('should let today\'s schemas read records written before any defaulted field existed', () => {

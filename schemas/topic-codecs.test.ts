@@ -21,7 +21,7 @@ async function codecs(): Promise<TopicCodecs> {
 
 const AT = Date.UTC(2026, 0, 1);
 const SAMPLES: Partial<Record<SchemaName, object>> = {
-  'discovered-url': { url: 'http://a.test/', source_url: '', depth: 0, anchor: '', via: 'seed', redirect_hops: 0, discovered_at: AT, ...NO_HINTS } satisfies DiscoveredUrl,
+  'discovered-url': { url: 'http://a.test/', source_url: '', depth: 0, anchor: '', via: 'seed', redirect_hops: 0, discovered_at: AT, ...NO_HINTS, more: [] } satisfies DiscoveredUrl,
   'fetch-result': {
     fetch_id: 'a.test#1', url: 'http://a.test/', host: 'a.test', kind: 'page', depth: 1, attempt: 1, via: 'link', source_url: '',
     redirect_hops: 1, status: 200, error: '', final_url: 'http://a.test/', redirect_chain: ['http://a.test/old', 'http://a.test/older'],
