@@ -6,6 +6,7 @@ import type { FetchRequest, FetchResult } from '../schemas/records.js';
 import type { CrawlConfig } from '../crawl/config.js';
 import { discoveredUrls, fetched, resolved } from '../crawl/topics.js';
 import { AddressGate } from './address-gate.js';
+import { RedoSpacing } from './redo-spacing.js';
 import type { FetchOutcome } from '../fetching/http-fetcher.js';
 import type { RenderResult } from '../rendering/render-page.js';
 import { hasChanged, recrawlAfter } from './recrawl-policy.js';
@@ -33,6 +34,7 @@ export interface FetchServices {
 
 class Fetch implements Processor<In, Out> {
   private startedAt = 0;
+  private redo = new RedoSpacing(0);
   private readonly inFlight = new Set<AbortController>();
   private readonly fetcher: HttpFetcher;
   private readonly config: CrawlConfig;
@@ -51,6 +53,7 @@ class Fetch implements Processor<In, Out> {
 
   init(ctx: ProcessorContext<Out>): void {
     this.startedAt = ctx.now();
+    this.redo = new RedoSpacing(this.startedAt, ctx.now);
   }
 
   async process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
@@ -58,11 +61,9 @@ class Fetch implements Processor<In, Out> {
     // Restart guard: a request released before this task started may have been in flight when the
     // previous process died, and the server may have seen it. Waiting one host delay from our start
     // keeps the gap at the server at least that delay.
+    // Several such requests to one host are spaced as the scheduler spaced them (RedoSpacing).
     const releasedAt = Math.min(record.timestamp, request.released_at || record.timestamp);
-    if (releasedAt < this.startedAt) {
-      const wait = this.startedAt + request.delay_ms - ctx.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    }
+    const redone = releasedAt < this.startedAt ? await this.redo.turn(request.host, request.delay_ms) : undefined;
     const abort = new AbortController();
     this.inFlight.add(abort);
     let release: (() => void) | undefined;
@@ -105,6 +106,7 @@ class Fetch implements Processor<In, Out> {
       return await this.record(ctx, request, outcome, headers, sha1, 0, outcome.incomplete ? truncationReason(outcome.errorKind) : '', rendered);
     } finally {
       release?.();
+      redone?.();
       this.inFlight.delete(abort);
     }
   }
