@@ -36,8 +36,19 @@ export class ProcessorRunner<S = unknown> {
   }
 
   async start(): Promise<void> {
+    const every = this.o.node.definition.punctuateEveryMs;
+    if (every) {
+      this.punctuator = setInterval(() => {
+        const now = Date.now();
+        for (const host of this.ready.values()) host.task.punctuate(now).catch((err) => this.o.log.warn(`${host.id}: punctuate failed: ${(err as Error).message}`));
+      }, every);
+    }
+    await this.startConsumer();
+  }
+
+  private async startConsumer(): Promise<void> {
     const { kafka, names, node } = this.o;
-    this.consumer = kafka.consumer({
+    const consumer = kafka.consumer({
       groupId: names.group(node.name),
       partitionAssigners: [coPartitionedAssigner(() => [...this.assignment], this.o.partitions)],
       readUncommitted: false,
@@ -48,29 +59,50 @@ export class ProcessorRunner<S = unknown> {
       maxBytesPerPartition: 20 * 1024 * 1024,
       maxBytes: 64 * 1024 * 1024,
     });
-    this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => {
+    this.consumer = consumer;
+    consumer.on(consumer.events.GROUP_JOIN, (e) => {
       const owned = new Set<number>();
       for (const partitions of Object.values(e.payload.memberAssignment)) for (const p of partitions as number[]) owned.add(p);
       this.reassign(owned);
     });
-    this.consumer.on(this.consumer.events.END_BATCH_PROCESS, (e) => {
+    consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
       const id = `${names.logical(e.payload.topic)}/${e.payload.partition}`;
       this.consumedUpTo.set(id, Math.max(this.consumedUpTo.get(id) ?? 0, Number(e.payload.lastOffset) + 1));
     });
-    await this.consumer.connect();
-    for (const topic of node.inputs) await this.consumer.subscribe({ topic: names.topic(topic), fromBeginning: true });
-    const every = node.definition.punctuateEveryMs;
-    if (every) {
-      this.punctuator = setInterval(() => {
-        const now = Date.now();
-        for (const host of this.ready.values()) host.task.punctuate(now).catch((err) => this.o.log.warn(`${host.id}: punctuate failed: ${(err as Error).message}`));
-      }, every);
-    }
-    await this.consumer.run({
+    // kafkajs restarts a crashed consumer only after retriable errors. After any other (a broker
+    // restart can yield "Failed to find group coordinator") it stays stopped while this worker's
+    // tasks still look owned: their inputs would never be read again and their hosts would wait
+    // for good. Start it again until it runs or the worker stops.
+    consumer.on(consumer.events.CRASH, (e) => {
+      if (this.stopping || e.payload.restart || consumer !== this.consumer) return;
+      this.o.log.warn(`${this.name}: consumer stopped (${e.payload.error.message}); starting it again`);
+      void this.restartConsumer(consumer);
+    });
+    await consumer.connect();
+    for (const topic of node.inputs) await consumer.subscribe({ topic: names.topic(topic), fromBeginning: true });
+    await consumer.run({
       autoCommit: false,
       partitionsConsumedConcurrently: Math.max(1, this.o.partitions),
       eachBatch: (payload) => this.onBatch(payload),
     });
+  }
+
+  private async restartConsumer(crashed: Consumer): Promise<void> {
+    for (let attempt = 0; !this.stopping && crashed === this.consumer; attempt++) {
+      await crashed.disconnect().catch(() => {});
+      try {
+        // The new member rejoins from the group's committed offsets; records a task already has are
+        // skipped in onBatch, so nothing is processed twice.
+        await this.startConsumer();
+        this.o.log.info(`${this.name}: consumer running again`);
+        return;
+      } catch (err) {
+        const wait = Math.min(500 * 2 ** attempt, 10_000);
+        this.o.log.warn(`${this.name}: consumer cannot start (${(err as Error).message}); trying again in ${wait} ms`);
+        await new Promise((r) => setTimeout(r, wait));
+        crashed = this.consumer;
+      }
+    }
   }
 
   /** Clean stop: records in progress finish and are committed, then the group is left. */
