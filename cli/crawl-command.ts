@@ -14,7 +14,7 @@ import { formatProgress, formatSummary, stderrLogger } from './progress.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
 
 export const DEFAULT_DATA_DIR = 'crawl-data';
-/** The crawl ran to its end, but log damage lost records before they were processed. */
+/** The crawl ran to its end but its results are incomplete: records lost to log damage before they were processed, records set aside as dead letters, WARC captures not written. */
 export const LOST_RECORDS_EXIT = 3;
 
 export async function run(argv: string[]): Promise<number> {
@@ -121,6 +121,16 @@ export async function run(argv: string[]): Promise<number> {
         (before ? `${before} of them were lost before every processor had handled them, so this crawl's results are incomplete\n` : 'every processor had handled them already\n'),
     );
     if (before) code = LOST_RECORDS_EXIT;
+  }
+  // Work a stage could not do is not a finished crawl: a script must notice, as with lost records.
+  if (summary.deadLetters > 0) {
+    process.stdout.write(`dead letters: ${summary.deadLetters} records could not be processed and were set aside in the dead-letters topic with their reasons (see the warnings above); this crawl's results are incomplete\n`);
+    code = LOST_RECORDS_EXIT;
+  }
+  const unwritable = summary.counters['warc.unwritable'] ?? 0;
+  if (warc && unwritable > 0) {
+    process.stdout.write(`WARC: ${unwritable} captures could not be written (see the warnings above); the archive in ${warc.dir} is incomplete\n`);
+    code = LOST_RECORDS_EXIT;
   }
   if (served) await lingerThenClose(served);
   return code;
