@@ -6,6 +6,7 @@ import { runEmbeddedCrawl, type CrawlSummary } from '../crawl/embedded-crawl.js'
 import { serveTelemetry } from '../crawl/telemetry.js';
 import { lingerThenClose, METRICS_FLAGS, metricsOptionsFrom, WARC_FLAGS, warcOutputFrom } from './observe-options.js';
 import { NetworkPolicy } from '../fetching/network-policy.js';
+import { findChromium } from '../rendering/find-chromium.js';
 import {
   CRAWL_LEVEL_FLAGS, crawlConfigFrom, durationOption, intOption, LIMITS, listOption, parse, RENDER_PROCESS_FLAGS, renderProcessOptions,
   TIMER_MAX_MS, UsageError,
@@ -50,6 +51,10 @@ export async function run(argv: string[]): Promise<number> {
     throw new UsageError((err as Error).message);
   }
   const config = crawlConfigFrom(values, { allowNetworks }, seeds);
+  // Found now, not at the first page to render: otherwise every render would end in an error row.
+  if (config.render !== 'never' && !findChromium(values.chromium as string | undefined)) {
+    throw new UsageError(`--render ${config.render} needs Chromium: install Debian's chromium package, or give --chromium PATH or CRAWLSTREAM_CHROMIUM`);
+  }
   const runFor = durationOption(values, 'run-for', LIMITS.runForMs);
   const warc = warcOutputFrom(values);
   const metrics = metricsOptionsFrom(values);

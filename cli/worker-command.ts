@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { KafkaWorker } from '../crawl/kafka-worker.js';
 import { NetworkPolicy } from '../fetching/network-policy.js';
+import { findChromium } from '../rendering/find-chromium.js';
 import { intOption, LIMITS, listOption, parse, UsageError, RENDER_PROCESS_FLAGS, renderProcessOptions } from './options.js';
 import { brokersOf, KAFKA_FLAGS, required } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
@@ -38,6 +39,10 @@ export async function run(argv: string[]): Promise<number> {
   const served = metrics ? await serveTelemetry(metrics, log) : undefined;
   // A promise rejected without a handler must not take the worker down mid-crawl: say it and go on.
   process.on('unhandledRejection', (err) => log.warn(`unhandled: ${(err as Error)?.stack ?? err}`));
+  // A worker does not know yet whether a crawl will ask it to render (seed decides): say it now.
+  if (!findChromium(values.chromium as string | undefined)) {
+    log.warn('no Chromium found (install Debian\'s chromium package, or give --chromium PATH or CRAWLSTREAM_CHROMIUM): pages a crawl asks to render get fetches rows with the render error browser-unavailable');
+  }
   const abort = new AbortController();
   const worker = new KafkaWorker({
     brokers: brokersOf(values),

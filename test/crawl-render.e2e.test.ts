@@ -101,3 +101,25 @@ describe('rendering JavaScript-written links through the crawler\'s own rules', 
     assert.ok(Number(row.n) >= 5);
   });
 });
+
+describe('rendering without a browser', () => {
+  it('should refuse --render auto at once, naming what to install, when no Chromium can be found', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'render-no-browser-'));
+    const requests: string[] = [];
+    const server = createServer((req, res) => {
+      requests.push(req.url ?? '');
+      res.end('<html><body>hello</body></html>');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.61', r));
+    try {
+      const { port } = server.address() as { port: number };
+      const r = await runCli(['crawl', `http://127.0.0.61:${port}/`, '--data-dir', dataDir, '--allow-network', '127.0.0.0/8', '--render', 'auto', '--quiet'],
+        { env: { PATH: join(dataDir, 'no-browser-here'), CRAWLSTREAM_CHROMIUM: '' } });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /--render auto needs Chromium: install Debian's chromium package/);
+      assert.deepEqual(requests, [], 'nothing was fetched');
+    } finally {
+      server.close();
+    }
+  });
+});
