@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { canonicalEntries } from './url-batch.js';
 import { crawlTestDriver, testServices, type CrawlTestDriver } from '../crawl/crawl-test-driver.js';
 import { EmbeddedRuntime } from '../engine/embedded/embedded-runtime.js';
 import { crawlTopology } from '../crawl/topology.js';
@@ -45,21 +46,23 @@ describe('dedup', () => {
     await d.close();
   });
 
-  it('should decide each URL of a batch on its own and pass each new one on as a record of one URL', async () => {
+  it('should decide each URL of a batch on its own and pass the ones the scheduler must hear of on together, in one record', async () => {
     const d = await crawlTestDriver({ processors: ['dedup'] });
     await d.pipe('normalized', 'a.test', canonical('http://a.test/old'));
     d.readOutput('deduped');
     const more = ['http://a.test/new1', 'http://a.test/old', 'http://a.test/new2', 'http://a.test/new1']
-      .map((url, i) => ({ url, ...NO_HINTS, priority_hint: i === 2 ? 0.7 : -1 }));
+      .map((url, i) => ({ url, ...NO_HINTS, priority_hint: i === 2 ? 0.7 : -1, inlinks: 1 }));
     await d.pipe('normalized', 'a.test', canonical('http://a.test/old', { more, source_url: 'http://a.test/hub', depth: 3 }));
     const out = d.readOutput('deduped');
-    // old reaches 2 in-links (reported), new1 is new, old reaches 3 (not a power of two: no record),
+    assert.equal(out.length, 1, 'one record for the batch');
+    assert.ok(out[0].key === 'a.test' && out[0].value.source_url === 'http://a.test/hub' && out[0].value.depth === 3);
+    const entries = canonicalEntries(out[0].value);
+    // old reaches 2 in-links (reported), new1 is new, old reaches 3 (not a power of two: left out),
     // new2 is new, new1 repeated within the batch reaches 2.
-    assert.deepEqual(out.map((r) => [r.value.url, r.value.inlinks]), [
+    assert.deepEqual(entries.map((e) => [e.url, e.inlinks]), [
       ['http://a.test/old', 2], ['http://a.test/new1', 1], ['http://a.test/new2', 1], ['http://a.test/new1', 2],
     ]);
-    assert.ok(out.every((r) => r.key === 'a.test' && r.value.more.length === 0 && r.value.source_url === 'http://a.test/hub' && r.value.depth === 3));
-    assert.equal(out.find((r) => r.value.url === 'http://a.test/new2')!.value.priority_hint, 0.7, 'each URL keeps its own hints');
+    assert.equal(entries.find((e) => e.url === 'http://a.test/new2')!.priority_hint, 0.7, 'each URL keeps its own hints');
     assert.equal(d.store(seenSetStore).get(seenKey('http://a.test/old')), 3);
     assert.equal(d.counter('dedup', 'new-urls'), 3);
     assert.equal(d.counter('dedup', 'duplicate-urls'), 3);
@@ -91,6 +94,17 @@ describe('dedup', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+
+  it('should forward nothing for a batch the scheduler need not hear of', async () => {
+    const d = await crawlTestDriver({ processors: ['dedup'] });
+    const more = [{ url: 'http://a.test/b', ...NO_HINTS, inlinks: 1 }];
+    await d.pipe('normalized', 'a.test', canonical('http://a.test/a', { more }));
+    await d.pipe('normalized', 'a.test', canonical('http://a.test/a', { more }));
+    assert.equal(d.readOutput('deduped').length, 2, 'new, then both at 2 in-links');
+    await d.pipe('normalized', 'a.test', canonical('http://a.test/a', { more }));
+    assert.deepEqual(d.readOutput('deduped'), [], 'at 3 in-links: nothing to tell');
+    await d.close();
   });
 
   it('should forward a new URL that the Bloom filter wrongly reports as seen', async () => {

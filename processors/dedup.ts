@@ -1,5 +1,5 @@
-// dedup: normalized → deduped. Passes each canonical URL once per crawl, as a record of its own
-// whether it came alone or in a batch. A Bloom filter answers "certainly new" from memory; "maybe
+// dedup: normalized → deduped. Passes each canonical URL on once per crawl (and again as its
+// in-links double), a batch's survivors together. A Bloom filter answers "certainly new" from memory; "maybe
 // seen" is settled by the exact seen-set in LevelDB. The fingerprint is written in the same commit as
 // the forwarded record, so the seen-set can never swallow a URL whose record was not passed on
 // (DESIGN §3.3).
@@ -9,8 +9,8 @@ import {
 import { deduped, normalized } from '../crawl/topics.js';
 import { SeenFilter } from '../state-stores/seen-filter.js';
 import { fingerprint64 } from '../state-stores/fingerprint.js';
-import type { CanonicalUrl } from '../schemas/records.js';
-import { canonicalEntries } from './url-batch.js';
+import type { CanonicalEntry, CanonicalUrl } from '../schemas/records.js';
+import { canonicalBatches, canonicalEntries } from './url-batch.js';
 
 /** Key: the URL's host (routing) and its 64-bit fingerprint. Only the fingerprint is stored. */
 export interface SeenKey {
@@ -63,14 +63,20 @@ class Dedup implements Processor<In, Out> {
   }
 
   process(record: RecordOf<In>, ctx: ProcessorContext<Out>): void {
-    // A batch holds URLs of one host; each is decided on its own, in order, and passed on as its own
-    // record: the scheduler takes one URL per record.
+    // Each URL of the batch is decided on its own, in order; the ones the scheduler must hear of
+    // (new, or with more in-links) go on together, as one record: a page's links to a host cost one
+    // deduped record, not one per URL.
     const { more: _batch, ...shared } = record.value;
-    for (const entry of canonicalEntries(record.value)) this.decide({ ...shared, ...entry, more: [] }, ctx);
+    const passed: CanonicalEntry[] = [];
+    for (const entry of canonicalEntries(record.value)) {
+      const inlinks = this.decide(shared.host, shared.via, entry.url, ctx);
+      if (inlinks > 0) passed.push({ ...entry, inlinks });
+    }
+    for (const batch of canonicalBatches(shared, passed)) ctx.forward('deduped', shared.host, batch);
   }
 
-  private decide(u: CanonicalUrl, ctx: ProcessorContext<Out>): void {
-    const { url, host } = u;
+  /** The in-link count to pass on for the URL, or 0 when the scheduler need not hear of it. */
+  private decide(host: string, via: CanonicalUrl['via'], url: string, ctx: ProcessorContext<Out>): number {
     const { hi, lo } = fingerprint64(url);
     const key = { host, hi, lo };
     if (this.bloom.mightContain(hi, lo)) {
@@ -79,18 +85,17 @@ class Dedup implements Processor<In, Out> {
       if (found !== undefined) {
         ctx.metrics.count('duplicate-urls');
         // Another page links to it. The scheduler ranks a queued URL by its in-links; telling it at
-        // 2, 4, 8, … keeps that to a few records per URL however many pages link to it.
-        if (u.via !== 'link' || found >= MAX_REPORTED_INLINKS) return;
+        // 2, 4, 8, … keeps that to a few mentions per URL however many pages link to it.
+        if (via !== 'link' || found >= MAX_REPORTED_INLINKS) return 0;
         const inlinks = found + 1;
         this.seen.put(key, inlinks);
-        if ((inlinks & (inlinks - 1)) === 0) ctx.forward('deduped', host, { ...u, inlinks });
-        return;
+        return (inlinks & (inlinks - 1)) === 0 ? inlinks : 0;
       }
     }
     this.bloom.add(hi, lo);
     this.seen.put(key, 1);
     ctx.metrics.count('new-urls');
-    ctx.forward('deduped', host, { ...u, inlinks: 1 });
+    return 1;
   }
 
   /** For benchmarks and status: RAM held by the in-memory part of the seen-set. */

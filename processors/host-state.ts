@@ -77,3 +77,13 @@ export const robotsStore = defineStore<string, RobotsText>({
     fields: [{ name: 'url', type: 'string' }, { name: 'body', type: 'string' }, { name: 'status', type: 'int' }],
   } as never),
 });
+
+/** Whether `url` is on the host itself (same scheme and authority): a host's robots.txt speaks only for it. */
+export function sameOrigin(url: string, h: HostState): boolean {
+  try {
+    const u = new URL(url);
+    return u.host === h.host && u.protocol === `${h.scheme}:`;
+  } catch {
+    return false;
+  }
+}

@@ -36,7 +36,7 @@ class Normalize implements Processor<In, Out> {
         reject(ctx, c.reason);
         continue;
       }
-      accepted.push({ host: c.host, entry: { url: c.url, priority_hint: e.priority_hint, changefreq: e.changefreq, lastmod: e.lastmod, sitemap_depth: e.sitemap_depth } });
+      accepted.push({ host: c.host, entry: { url: c.url, priority_hint: e.priority_hint, changefreq: e.changefreq, lastmod: e.lastmod, sitemap_depth: e.sitemap_depth, inlinks: 1 } });
     }
     if (accepted.length > 0) ctx.metrics.count('normalized', accepted.length);
     // Canonicalization can change the host key (case, default port, IDN): regroup by canonical host,
@@ -44,7 +44,7 @@ class Normalize implements Processor<In, Out> {
     for (const [host, group] of groupBy(accepted, (a) => a.host)) {
       const shared = {
         host, depth: found.depth, source_url: found.source_url, via: found.via, redirect_hops: found.redirect_hops,
-        discovered_at: found.discovered_at, inlinks: 1,
+        discovered_at: found.discovered_at,
       };
       for (const batch of canonicalBatches(shared, group.map((a) => a.entry))) ctx.forward('normalized', host, batch);
     }

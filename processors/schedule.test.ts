@@ -54,6 +54,27 @@ describe('schedule', () => {
     await d.close();
   });
 
+  it('should queue every URL of a deduped batch, raise the known ones, and still release one at a time', async () => {
+    const d = await driver();
+    await d.pipe('deduped', HOST, url('/a'));
+    await readyHost(d);
+    await d.advanceTime(1000);
+    const [first] = d.readOutput('scheduled');
+    assert.equal(first.value.url, `${ORIGIN}/a`);
+    const entry = (path: string, inlinks: number) => ({ url: `${ORIGIN}${path}`, ...NO_HINTS, inlinks });
+    // /c is new with one in-link; /b is new but already at two (it arrives reported twice over).
+    await d.pipe('deduped', HOST, { ...url('/c'), more: [entry('/b', 2)] });
+    assert.equal(d.readOutput('scheduled').length, 0, 'the host is busy: nothing more is released');
+    await d.pipe('fetched', HOST, done(first.value, d));
+    await d.advanceTime(1000);
+    const [second] = d.readOutput('scheduled');
+    assert.equal(second.value.url, `${ORIGIN}/b`, 'the URL with more in-links first');
+    await d.pipe('fetched', HOST, done(second.value, d));
+    await d.advanceTime(1000);
+    assert.equal(d.readOutput('scheduled')[0].value.url, `${ORIGIN}/c`);
+    await d.close();
+  });
+
   it('should keep one request in flight per host, however long the fetch takes', async () => {
     const d = await driver();
     await d.pipe('deduped', HOST, url('/a'));

@@ -13,15 +13,16 @@ import {
 import type { CanonicalUrl, FetchRequest, FetchResult } from '../schemas/records.js';
 import type { CrawlConfig } from '../crawl/config.js';
 import { deduped, fetched, scheduled, skipped } from '../crawl/topics.js';
-import { hostsStore, robotsStore, type HostState } from './host-state.js';
+import { hostsStore, robotsStore, sameOrigin, type HostState } from './host-state.js';
 import { readyQueueStore, waitingQueueStore } from './host-frontier.js';
 import { HostQueues, MAX_STEPS_PER_TURN } from './host-queues.js';
 import { finished, newSlot, released } from './host-slot.js';
 import { newRobotsState, RobotsGate } from './robots-gate.js';
 import { firstInterval } from './recrawl-policy.js';
-import { priorityOf, urlKey, urlsStore, type UrlKey, type UrlState } from './url-state.js';
+import { priorityOf, sitemapState, urlKey, urlsStore, type UrlKey, type UrlState } from './url-state.js';
 import { TimerHeap } from './timer-heap.js';
 import type { CrawlBudget } from './crawl-budget.js';
+import { canonicalEntries } from './url-batch.js';
 
 const inputs = [fetched, deduped] as const;
 const outputs = [scheduled, skipped] as const;
@@ -84,8 +85,12 @@ export class Schedule implements Processor<In, Out> {
       switch (record.topic) {
         case 'fetched':
           return await this.onFetched(record.value, ctx.now());
-        case 'deduped':
-          return await this.onDeduped(record.value, ctx.now());
+        case 'deduped': {
+          // A batch of one host's URLs: each is decided on its own, in order.
+          const { more: _batch, ...shared } = record.value;
+          for (const entry of canonicalEntries(record.value)) await this.onDeduped({ ...shared, ...entry, more: [] }, ctx.now());
+          return;
+        }
       }
     } catch (err) {
       // A record that cannot be handled must never leave its host waiting on an outcome that will not
@@ -285,12 +290,7 @@ export class Schedule implements Processor<In, Out> {
       const key = urlKey(h.host, url);
       const u = this.urls.get(key);
       if (u && u.phase !== 'stopped') continue;
-      this.queues.enqueueReady(h, key, {
-        url, depth: 0, via: 'sitemap', source_url: `${h.scheme}://${h.host}/robots.txt`, redirect_hops: 0, discovered_at: now, inlinks: 1,
-        priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 1, phase: 'ready', queue_seq: 0, queue_rank: 0, attempt: 1,
-        etag: '', last_modified: '', sha1: u?.sha1 ?? '', captured_at: u?.captured_at ?? 0, interval_ms: 0, next_due_at: 0,
-        fetches: u?.fetches ?? 0, changes: 0, gone: 0,
-      }, false);
+      this.queues.enqueueReady(h, key, sitemapState(url, `${h.scheme}://${h.host}/robots.txt`, now, u), false);
     }
   }
 
@@ -376,15 +376,6 @@ export class Schedule implements Processor<In, Out> {
     metrics.gauge('in-flight', this.inFlight);
     metrics.gauge('hosts.active', this.active.size);
     metrics.gauge('hosts.waiting', this.armedAt.size);
-  }
-}
-
-function sameOrigin(url: string, h: HostState): boolean {
-  try {
-    const u = new URL(url);
-    return u.host === h.host && u.protocol === `${h.scheme}:`;
-  } catch {
-    return false;
   }
 }
 

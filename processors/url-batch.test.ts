@@ -48,8 +48,8 @@ describe('url batches', () => {
   });
 
   it('should batch canonical URLs the same way, sharing host and discovery details', () => {
-    const c = { host: 'a.test', depth: 1, source_url: '', via: 'sitemap' as const, redirect_hops: 0, discovered_at: 1, inlinks: 1 };
-    const entries = Array.from({ length: MAX_BATCH_URLS + 1 }, (_, i) => ({ url: `http://a.test/${i}`, ...NO_HINTS, priority_hint: i / 1000 }));
+    const c = { host: 'a.test', depth: 1, source_url: '', via: 'sitemap' as const, redirect_hops: 0, discovered_at: 1 };
+    const entries = Array.from({ length: MAX_BATCH_URLS + 1 }, (_, i) => ({ url: `http://a.test/${i}`, ...NO_HINTS, priority_hint: i / 1000, inlinks: 1 + (i % 3) }));
     const batches = canonicalBatches(c, entries);
     assert.deepEqual(batches.map((b) => canonicalEntries(b).length), [MAX_BATCH_URLS, 1]);
     assert.deepEqual(batches.flatMap(canonicalEntries), entries);

@@ -27,7 +27,7 @@ export function discoveredEntries(r: DiscoveredUrl): DiscoveredEntry[] {
 
 /** Every URL a normalized record holds, its own first. */
 export function canonicalEntries(r: CanonicalUrl): CanonicalEntry[] {
-  const first = { url: r.url, priority_hint: r.priority_hint, changefreq: r.changefreq, lastmod: r.lastmod, sitemap_depth: r.sitemap_depth };
+  const first = { url: r.url, priority_hint: r.priority_hint, changefreq: r.changefreq, lastmod: r.lastmod, sitemap_depth: r.sitemap_depth, inlinks: r.inlinks };
   return [first, ...(r.more ?? [])];
 }
 

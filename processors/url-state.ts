@@ -123,3 +123,13 @@ export function rankOf(u: Pick<UrlState, 'inlinks' | 'priority_hint' | 'sitemap_
 export function priorityOf(u: Pick<UrlState, 'inlinks' | 'priority_hint' | 'sitemap_depth' | 'fetches'>): number {
   return rankOf(u) / 16;
 }
+
+/** A sitemap named in robots.txt (or /sitemap.xml), queued to be fetched; a refetch keeps what is known. */
+export function sitemapState(url: string, robotsUrl: string, now: number, known: UrlState | undefined): UrlState {
+  return {
+    url, depth: 0, via: 'sitemap', source_url: robotsUrl, redirect_hops: 0, discovered_at: now, inlinks: 1,
+    priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 1, phase: 'ready', queue_seq: 0, queue_rank: 0, attempt: 1,
+    etag: '', last_modified: '', sha1: known?.sha1 ?? '', captured_at: known?.captured_at ?? 0, interval_ms: 0, next_due_at: 0,
+    fetches: known?.fetches ?? 0, changes: 0, gone: 0,
+  };
+}

@@ -43,11 +43,14 @@ export interface CanonicalEntry {
   changefreq: string;
   lastmod: number;
   sitemap_depth: number;
+  /** Discoveries so far (deduped); 1 in normalized. */
+  inlinks: number;
 }
 
 /**
  * Canonical URLs of one host: `url` first, then `more` (topic normalized). In `deduped` a record is
- * always one URL (`more` empty): the scheduler decides per URL.
+ * the URLs of one normalized batch that are new or
+ * gained in-links; the scheduler decides per URL.
  */
 export interface CanonicalUrl {
   url: string;
@@ -66,7 +69,7 @@ export interface CanonicalUrl {
   sitemap_depth: number;
   /** Discoveries so far; above 1 the record updates a URL already passed on. */
   inlinks: number;
-  /** Further URLs of the batch; [] for a record of one URL (always, in `deduped`). */
+  /** Further URLs of the batch; [] for a record of one URL. */
   more: CanonicalEntry[];
 }
 

@@ -22,7 +22,7 @@ const discovered: DiscoveredUrl = {
 const canonical: CanonicalUrl = {
   url: 'http://a.test/about', host: 'a.test', depth: 1, source_url: 'http://a.test/', via: 'redirect', redirect_hops: 2, discovered_at: AT,
   priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 1, inlinks: 4,
-  more: [{ url: 'http://a.test/contact', priority_hint: 0.3, changefreq: 'weekly', lastmod: AT - 1000, sitemap_depth: 0 }],
+  more: [{ url: 'http://a.test/contact', priority_hint: 0.3, changefreq: 'weekly', lastmod: AT - 1000, sitemap_depth: 0, inlinks: 2 }],
 };
 const request: FetchRequest = {
   fetch_id: 'a.test#17', url: 'http://a.test/about', host: 'a.test', kind: 'page', depth: 1, attempt: 2, via: 'link',
