@@ -55,7 +55,7 @@ function nextVersion(): number {
   return lastVersion;
 }
 
-const DEFAULTS = { tables: SINK_TABLES, maxRows: 5_000, maxBytes: 8 * 1024 * 1024, maxDelayMs: 500, minBackoffMs: 100, maxBackoffMs: 30_000 };
+const DEFAULTS = { tables: SINK_TABLES, maxRows: 20_000, maxBytes: 8 * 1024 * 1024, maxDelayMs: 2_000, minBackoffMs: 100, maxBackoffMs: 30_000 };
 
 export class SinkWriter {
   private readonly opts: Required<SinkWriterOptions>;
