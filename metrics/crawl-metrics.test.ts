@@ -1,27 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { Agent, request } from 'node:http';
 import { CrawlMetrics, fetchOutcome, type GaugeSnapshot } from './crawl-metrics.js';
 import { serveMetrics } from './metrics-server.js';
-import { pythonTools, REPO_ROOT, run } from '../warc/python-tools.js';
+import { noPrometheusReader, scrape, type Sample } from './scrape.js';
 
-const tools = pythonTools();
-const skip = typeof tools === 'string' ? tools : false;
-
-interface Sample { name: string; labels: Record<string, string>; value: number }
-
-/** Scrapes over HTTP and parses with Python's prometheus_client. */
-async function scrape(url: string): Promise<Sample[]> {
-  const res = await fetch(url);
-  assert.equal(res.status, 200);
-  assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
-  const text = await res.text();
-  if (typeof tools === 'string') throw new Error(tools);
-  const r = await run(tools.python, [join(REPO_ROOT, 'metrics', 'parse-metrics.py')], text);
-  assert.equal(r.code, 0, r.stderr);
-  return (JSON.parse(r.stdout) as { samples: Sample[] }[]).flatMap((f) => f.samples);
-}
+const skip = noPrometheusReader;
 
 function value(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
   return samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;

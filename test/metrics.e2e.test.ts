@@ -7,23 +7,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSyntheticWeb, type SyntheticWeb } from '../test-web/synthetic-web.js';
-import { pythonTools, REPO_ROOT, run } from '../warc/python-tools.js';
+import { noPrometheusReader, scrape, type Sample } from '../metrics/scrape.js';
 import { runCli, type CliRun } from './support/cli.js';
 import { embeddedCrawlArgs } from './support/crawl-outcome-tests.js';
 
-const tools = pythonTools();
-const skip = typeof tools === 'string' ? tools : false;
-
-interface Sample { name: string; labels: Record<string, string>; value: number }
-
-async function scrape(url: string): Promise<Sample[]> {
-  const res = await fetch(url);
-  assert.equal(res.status, 200);
-  if (typeof tools === 'string') throw new Error(tools);
-  const r = await run(tools.python, [join(REPO_ROOT, 'metrics', 'parse-metrics.py')], await res.text());
-  assert.equal(r.code, 0, r.stderr);
-  return (JSON.parse(r.stdout) as { samples: Sample[] }[]).flatMap((f) => f.samples);
-}
+const skip = noPrometheusReader;
 
 const sum = (s: Sample[], name: string, labels: Record<string, string> = {}) =>
   s.filter((x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v)).reduce((n, x) => n + x.value, 0);
