@@ -11,6 +11,7 @@ import { ParsePool } from '../parsing/parse-pool.js';
 import { Renderer } from '../rendering/renderer.js';
 import { PdfPool } from '../pdf/pdf-pool.js';
 import type { ParserModule } from '../parsing/parser-module.js';
+import { HostTurns } from '../processors/host-turns.js';
 import type { CrawlBudget } from '../processors/crawl-budget.js';
 import type { CrawlConfig } from './config.js';
 import type { FetchKind } from '../schemas/records.js';
@@ -62,6 +63,8 @@ export interface CrawlServices {
   observer: CrawlObserver;
   /** Where the warc processor writes (--warc-dir, `warc export`); absent without it. */
   warc?: WarcOutput;
+  /** One per process: every fetch task's requests to a host take turns here (processors/host-turns.ts). */
+  hostTurns?: HostTurns;
 }
 
 export function createFetcher(config: CrawlConfig): HttpFetcher {
@@ -107,6 +110,7 @@ export function openCrawlServices(o: {
     budget: o.budget, control: o.control ?? { paused: false }, rows: rowSinks(clickhouse), observer: o.observer ?? NO_OBSERVER, warc: o.warc,
     // Started on the first PDF: a crawl that meets none spawns no thread for them.
     pdfPool: new PdfPool({ threads: 1, timeoutMs: 20_000, maxMemoryMb: 256 }),
+    hostTurns: new HostTurns(),
   };
   if (o.config.render !== 'never') {
     services.renderer = new Renderer({

@@ -6,7 +6,7 @@ import type { FetchRequest, FetchResult } from '../schemas/records.js';
 import type { CrawlConfig } from '../crawl/config.js';
 import { discoveredUrls, fetched, resolved } from '../crawl/topics.js';
 import { AddressGate } from './address-gate.js';
-import { RedoSpacing } from './redo-spacing.js';
+import { HostTurns } from './host-turns.js';
 import type { FetchOutcome } from '../fetching/http-fetcher.js';
 import type { RenderResult } from '../rendering/render-page.js';
 import { hasChanged, recrawlAfter } from './recrawl-policy.js';
@@ -30,11 +30,13 @@ export interface FetchServices {
   config: CrawlConfig;
   observer: CrawlObserver;
   renderer?: Renderer;
+  /** Shared by the process's fetch tasks; a task without one (tests) keeps its own. */
+  hostTurns?: HostTurns;
 }
 
 class Fetch implements Processor<In, Out> {
   private startedAt = 0;
-  private redo = new RedoSpacing(0);
+  private readonly turns: HostTurns;
   private readonly inFlight = new Set<AbortController>();
   private readonly fetcher: HttpFetcher;
   private readonly config: CrawlConfig;
@@ -49,25 +51,29 @@ class Fetch implements Processor<In, Out> {
     this.config = s.config;
     this.renderer = s.renderer;
     this.gate = new AddressGate(s.config.maxInFlightPerIp);
+    this.turns = s.hostTurns ?? new HostTurns();
   }
 
   init(ctx: ProcessorContext<Out>): void {
     this.startedAt = ctx.now();
-    this.redo = new RedoSpacing(this.startedAt, ctx.now);
   }
 
   async process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
     const request = record.value;
     // Restart guard: a request released before this task started may have been in flight when the
-    // previous process died, and the server may have seen it. Waiting one host delay from our start
-    // keeps the gap at the server at least that delay.
-    // Several such requests to one host are spaced as the scheduler spaced them (RedoSpacing).
+    // previous owner died or lost its commit, and the server may have seen it: it waits one host
+    // delay from our start. Every request then takes its host's turn (HostTurns), so requests to a
+    // host never leave closer than its delay, whichever task instance sends them.
     const releasedAt = Math.min(record.timestamp, request.released_at || record.timestamp);
-    const redone = releasedAt < this.startedAt ? await this.redo.turn(request.host, request.delay_ms) : undefined;
+    const notBefore = releasedAt < this.startedAt ? this.startedAt + request.delay_ms : 0;
     const abort = new AbortController();
     this.inFlight.add(abort);
     let release: (() => void) | undefined;
+    let turnEnded: (() => void) | undefined;
     try {
+      turnEnded = await this.turns.turn(request.host, request.delay_ms, notBefore);
+      // Abandoned while waiting its turn: the task's new owner sends it, in its own turn.
+      if (abort.signal.aborted) return;
       // One server may carry many host names: at most --max-in-flight-per-ip requests to it at once.
       release = await this.gate.acquire(request.address || record.key, abort.signal).catch(() => undefined);
       if (!release) return; // abandoned while waiting: the task's new owner fetches it
@@ -106,7 +112,7 @@ class Fetch implements Processor<In, Out> {
       return await this.record(ctx, request, outcome, headers, sha1, 0, outcome.incomplete ? truncationReason(outcome.errorKind) : '', rendered);
     } finally {
       release?.();
-      redone?.();
+      turnEnded?.();
       this.inFlight.delete(abort);
     }
   }

@@ -1,0 +1,38 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { HostTurns } from './host-turns.js';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+describe('HostTurns', () => {
+  it('should send one host\'s requests one at a time, each a delay after the previous ended, from two owners at once', async () => {
+    const delay = 120;
+    const turns = new HostTurns();
+    const start = Date.now();
+    const log: { host: string; who: string; began: number; ended: number }[] = [];
+    const request = async (host: string, who: string, takesMs: number, notBefore = 0) => {
+      const done = await turns.turn(host, delay, notBefore);
+      const began = Date.now();
+      await sleep(takesMs);
+      log.push({ host, who, began, ended: Date.now() });
+      done();
+    };
+    // An old task instance's redone requests and a new instance's, read at once as after a lost
+    // commit; the redone ones may not leave before one delay after the new instance started.
+    await Promise.all([
+      request('a.test', 'old-1', 30, start + delay), request('a.test', 'new-1', 5, start + delay),
+      request('b.test', 'other', 5), request('a.test', 'old-2', 5, start + delay), request('a.test', 'new-2', 5),
+    ]);
+    const a = log.filter((r) => r.host === 'a.test').sort((x, y) => x.began - y.began);
+    assert.deepEqual(a.map((r) => r.who), ['old-1', 'new-1', 'old-2', 'new-2'], 'in the order they asked');
+    assert.ok(a[0].began - start >= delay - 2, `the first redone request left ${a[0].began - start} ms after the start`);
+    for (let i = 1; i < a.length; i++) {
+      const gap = a[i].began - a[i - 1].ended;
+      assert.ok(gap >= delay - 2, `${a[i].who} began ${gap} ms after ${a[i - 1].who} ended, under the ${delay} ms delay`);
+    }
+    const b = log.find((r) => r.host === 'b.test')!;
+    assert.ok(b.began - start < delay, 'another host does not wait for a.test');
+    await sleep(delay + 20);
+    assert.equal(turns.hosts, 0, 'nothing kept once every host is past its delay');
+  });
+});
