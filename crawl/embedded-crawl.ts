@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import type { Logger } from '../engine/api.js';
 import { CrawlBudget } from '../processors/crawl-budget.js';
 import { seedRecords } from '../processors/url-batch.js';
+import { migrate } from '../clickhouse/schema.js';
 import type { CrawlConfig } from './config.js';
 import { crawlTopology, extraProcessors } from './topology.js';
 import { openCrawlServices, type CrawlServices } from './services.js';
@@ -82,8 +83,10 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
     });
     const rt = runtime;
     options.telemetry?.watch(() => ({ tasks: rt.tasks, lag: lagEntries(rt.lag()) }));
-    // Fail early and clearly when ClickHouse cannot be opened, before any page is fetched.
-    await open.services.clickhouse();
+    // Fail early and clearly when ClickHouse cannot be opened, before any page is fetched; and
+    // create the tables now, not at the sink's first flush, so that a crawl stopped or killed in its
+    // first seconds can still be queried.
+    await migrate(await open.services.clickhouse(), { log: options.log });
     await runtime.start();
     const seeds = seedRecords(options.seeds, Date.now());
     for (const bad of seeds.invalid) options.log.warn(`seed ${JSON.stringify(bad)} is not a URL; skipped`);
