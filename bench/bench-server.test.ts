@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { startSyntheticWeb } from '../test-web/synthetic-web.js';
 import { extractPage } from '../parsing/extract-page.js';
 import { hammingDistance } from '../parsing/simhash.js';
-import { NEAR_DUPLICATE_BITS } from '../processors/near-dup.js';
+import { NEAR_DUPLICATE_BITS } from '../stages/near-dup/near-dup.js';
 import { renderPages } from './bench-pages.js';
 import { analyzeLog } from './web.js';
 

@@ -12,7 +12,7 @@ import { Agent, request } from 'undici';
 import { analyzeBody, type BodyInput } from '../parsing/analyze-body.js';
 import { benchExtract } from '../parsing/extract-page.bench.js';
 import { compressBody } from '../fetching/body-codec.js';
-import { MAX_PARSE_BYTES } from '../processors/parse.js';
+import { MAX_PARSE_BYTES } from '../stages/parse/parse.js';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { EmbeddedRuntime } from '../engine/embedded/embedded-runtime.js';
 import { crawlTopology } from '../crawl/topology.js';
-import { testServices } from '../crawl/crawl-test-driver.js';
+import { testServices } from '../crawl/testing/crawl-test-driver.js';
 import { NO_HINTS, type CanonicalUrl } from '../schemas/records.js';
 
 const { values } = parseArgs({ options: { urls: { type: 'string', default: '1000000' } } });

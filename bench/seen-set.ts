@@ -4,8 +4,8 @@
 // over), then measures lookups of present and absent URLs. RAM per URL is the filter's bytes / URLs; the
 // process's heap + external growth is reported as a cross-check, and the peak while a rebuild holds two
 // filters. The exact 64-bit set lives in LevelDB on disk and is not part of these numbers. Prints one JSON line.
-import { fingerprint64 } from '../state-stores/fingerprint.js';
-import { SeenFilter } from '../state-stores/seen-filter.js';
+import { fingerprint64 } from '../url/fingerprint.js';
+import { SeenFilter } from '../stages/dedup/seen-filter.js';
 
 const urls = Number(process.argv[2] ?? 10_000_000);
 const url = (i: number) => `http://127.${20 + (i >>> 24)}.${(i >>> 16) & 0xff}.${(i >>> 8) & 0xff}:41234/p/${i & 0xff}/${i}`;

@@ -1,6 +1,6 @@
 // crawlstream normalize URL... — one line per URL: the canonical form, or "rejected <reason>".
 import { canonicalize } from '../url/canonicalize.js';
-import { defaultCrawlConfig } from '../crawl/config.js';
+import { defaultCrawlConfig } from '../contract/config.js';
 import { UsageError } from './options.js';
 
 export async function run(argv: string[]): Promise<number> {

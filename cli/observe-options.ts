@@ -1,7 +1,7 @@
 // --warc-dir and --metrics-port: what a crawl, a worker or a replay writes and serves beside its
 // work, checked before anything starts.
 import { resolve } from 'node:path';
-import type { WarcOutput } from '../processors/warc-archive.js';
+import type { WarcOutput } from '../warc/warc-output.js';
 import type { MetricsOptions, ServedTelemetry } from '../crawl/telemetry.js';
 import { durationOption, intOption, LIMITS, UsageError, type OptionSpec } from './options.js';
 

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { defaultCrawlConfig, productTokenOf, type CrawlConfig } from '../crawl/config.js';
+import { defaultCrawlConfig, productTokenOf, type CrawlConfig } from '../contract/config.js';
 import { VIRTUAL_BUCKETS } from '../engine/partitioning.js';
 import { DurationError, formatDuration, parseDuration } from './duration.js';
 import { compileScope, SCOPE_MODES, type ScopeConfig, type ScopeMode } from '../scope/scope.js';

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { scaleEmbedded } from '../engine/scale/embedded-scale.js';
 import { crawlTopology } from '../crawl/topology.js';
-import { hostsStore } from '../processors/host-state.js';
+import { hostsStore } from '../stages/schedule/host-state.js';
 import { durationOption, intOption, LIMITS, listOption, parse, UsageError } from './options.js';
 import { DEFAULT_DATA_DIR, LOST_RECORDS_EXIT } from './crawl-command.js';
 import { KAFKA_FLAGS } from './kafka-options.js';

@@ -2,9 +2,9 @@
 // Writes the crawl-level options every worker applies, then the seed URLs into discovered-urls.
 import { crawlTopology } from '../crawl/topology.js';
 import { connectCluster, readClusterState, topologyCodecs, writeClusterState, partitionCount } from '../engine/kafka/kafka-cluster.js';
-import { crawlLevelOptions, type CrawlConfig } from '../crawl/config.js';
+import { crawlLevelOptions, type CrawlConfig } from '../contract/config.js';
 import { partitionFor } from '../engine/partitioning.js';
-import { seedRecords } from '../processors/url-batch.js';
+import { seedRecords } from '../contract/url-batch.js';
 import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, parse, UsageError } from './options.js';
 import { brokersOf, KAFKA_FLAGS, required } from './kafka-options.js';
 import { stderrLogger } from './progress.js';

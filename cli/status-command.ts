@@ -1,6 +1,6 @@
 // crawlstream status --brokers B [--topic-prefix P] [--wait-idle] [--timeout S]
 import { crawlTopology } from '../crawl/topology.js';
-import { warcProcessor } from '../processors/warc-archive.js';
+import { warcProcessor } from '../stages/warc/warc-stage.js';
 import { connectCluster, partitionCount, type Cluster } from '../engine/kafka/kafka-cluster.js';
 import { clusterIdle, readTaskStatuses, topicEnds, type TaskStatus } from '../engine/kafka/task-status.js';
 import { durationOption, LIMITS, parse } from './options.js';

@@ -7,7 +7,7 @@
 import { runCrawlReplay } from '../crawl/replay.js';
 import { crawlStats } from '../crawl/stats.js';
 import { serveTelemetry } from '../crawl/telemetry.js';
-import type { CrawlServices } from '../crawl/services.js';
+import type { CrawlServices } from '../contract/services.js';
 import { formatProgress, type ReplayProgress, type ReplayView } from '../engine/replay/replay-progress.js';
 import { KAFKA_FLAGS } from './kafka-options.js';
 import { intOption, LIMITS, parse, UsageError } from './options.js';

@@ -11,9 +11,9 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../test/support/cli.js';
 import { openClickHouse } from './connection.js';
-import { collectingLog } from './test-harness.js';
+import { collectingLog } from './testing/test-harness.js';
 
-const CHILD = fileURLToPath(new URL('./damage-child.js', import.meta.url));
+const CHILD = fileURLToPath(new URL('./testing/damage-child.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'crawlstream-damage-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 

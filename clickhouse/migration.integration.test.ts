@@ -1,7 +1,7 @@
 // Migrations and several crawls in one database, on the ClickHouse server named by CLICKHOUSE_URL.
 import { test } from 'node:test';
-import { migrationSuite } from './migration-suite.js';
-import { serverEngine } from './test-engines.js';
+import { migrationSuite } from './testing/migration-suite.js';
+import { serverEngine } from './testing/test-engines.js';
 
 const server = serverEngine();
 if (server) migrationSuite(server);

@@ -1,7 +1,7 @@
 // `crawlstream query` on the ClickHouse server named by CLICKHOUSE_URL.
 import { test } from 'node:test';
-import { querySuite } from './query-suite.js';
-import { serverEngine } from './test-engines.js';
+import { querySuite } from './testing/query-suite.js';
+import { serverEngine } from './testing/test-engines.js';
 
 const server = serverEngine();
 if (server) querySuite(server);

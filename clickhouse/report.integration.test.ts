@@ -1,7 +1,7 @@
 // The report's queries on the ClickHouse server named by CLICKHOUSE_URL.
 import { test } from 'node:test';
-import { reportSuite } from './report-suite.js';
-import { serverEngine } from './test-engines.js';
+import { reportSuite } from './testing/report-suite.js';
+import { serverEngine } from './testing/test-engines.js';
 
 const server = serverEngine();
 if (server) reportSuite(server);

@@ -8,8 +8,8 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { buildReport, REPORT_QUERIES } from './report.js';
-import { reportSuite, sinkReportFixture } from './report-suite.js';
-import { chdbEngine } from './test-engines.js';
+import { reportSuite, sinkReportFixture } from './testing/report-suite.js';
+import { chdbEngine } from './testing/test-engines.js';
 
 reportSuite(chdbEngine());
 

@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { test } from 'node:test';
 import { robotsSummary } from './robots-digest.js';
 import { errorKind, fetchRows, hostOf, parsedRow, robotsOutcome, rowsForRecord, simhashString, skippedRow } from './rows.js';
-import { duplicate, fetchResult, parsedPage, skippedUrl } from './test-fixtures.js';
+import { duplicate, fetchResult, parsedPage, skippedUrl } from './testing/test-fixtures.js';
 
 test('should map robots.txt statuses to the outcomes RFC 9309 prescribes', () => {
   assert.deepEqual([200, 304, 301, 308, 401, 404, 429, 500, 503, 0].map(robotsOutcome),

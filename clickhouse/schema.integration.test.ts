@@ -1,7 +1,7 @@
 // The crawl-history schema on the ClickHouse server named by CLICKHOUSE_URL.
 import { test } from 'node:test';
-import { schemaSuite } from './schema-suite.js';
-import { serverEngine } from './test-engines.js';
+import { schemaSuite } from './testing/schema-suite.js';
+import { serverEngine } from './testing/test-engines.js';
 
 const server = serverEngine();
 if (server) schemaSuite(server);

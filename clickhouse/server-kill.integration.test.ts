@@ -6,9 +6,9 @@ import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { openClickHouse } from './connection.js';
 import { migrate } from './schema.js';
-import { CLICKHOUSE_SERVER_BIN, startOwnServer } from './test-engines.js';
-import { collectingLog, compareKeys, feed, physicalRowKeys, testWriter, writeRecord } from './test-harness.js';
-import { expectedRowKeys, recordStream } from './test-fixtures.js';
+import { CLICKHOUSE_SERVER_BIN, startOwnServer } from './testing/test-engines.js';
+import { collectingLog, compareKeys, feed, physicalRowKeys, testWriter, writeRecord } from './testing/test-harness.js';
+import { expectedRowKeys, recordStream } from './testing/test-fixtures.js';
 
 const skip = existsSync(CLICKHOUSE_SERVER_BIN) ? false : `no clickhouse-server at ${CLICKHOUSE_SERVER_BIN}`;
 

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openClickHouse } from './connection.js';
-import { compareKeys, physicalRowKeys } from './test-harness.js';
-import { expectedRowKeys, recordStream } from './test-fixtures.js';
+import { compareKeys, physicalRowKeys } from './testing/test-harness.js';
+import { expectedRowKeys, recordStream } from './testing/test-fixtures.js';
 
-const CHILD = fileURLToPath(new URL('./sink-crash-child.js', import.meta.url));
+const CHILD = fileURLToPath(new URL('./testing/sink-crash-child.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'crawlstream-sink-crash-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 

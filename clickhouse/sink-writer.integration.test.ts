@@ -1,7 +1,7 @@
 // Delivery guarantees of the sink on the ClickHouse server named by CLICKHOUSE_URL.
 import { test } from 'node:test';
-import { sinkSuite } from './sink-suite.js';
-import { serverEngine } from './test-engines.js';
+import { sinkSuite } from './testing/sink-suite.js';
+import { serverEngine } from './testing/test-engines.js';
 
 const server = serverEngine();
 if (server) sinkSuite(server);

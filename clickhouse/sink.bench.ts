@@ -11,8 +11,8 @@ import { robotsSummary } from './robots-digest.js';
 import { rowsForRecord } from './rows.js';
 import { migrate } from './schema.js';
 import { SinkWriter } from './sink-writer.js';
-import { feed } from './test-harness.js';
-import { recordStream } from './test-fixtures.js';
+import { feed } from './testing/test-harness.js';
+import { recordStream } from './testing/test-fixtures.js';
 
 export interface SinkBenchResult {
   chdbRowsPerSecond: number;

@@ -3,18 +3,19 @@
 // `crawl` command, the demo, the end-to-end tests and the benchmarks.
 import { mkdirSync } from 'node:fs';
 import type { Logger } from '../engine/api.js';
-import { CrawlBudget } from '../processors/crawl-budget.js';
-import { seedRecords } from '../processors/url-batch.js';
+import { CrawlBudget } from '../contract/crawl-budget.js';
+import { seedRecords } from '../contract/url-batch.js';
 import { migrate } from '../clickhouse/schema.js';
-import type { CrawlConfig } from './config.js';
+import type { CrawlConfig } from '../contract/config.js';
 import { crawlTopology, extraProcessors } from './topology.js';
-import { openCrawlServices, type CrawlServices } from './services.js';
+import { openCrawlServices } from './open-services.js';
+import type { CrawlServices } from '../contract/services.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import type { ProcessorModule } from './processor-module.js';
 import { EmbeddedRuntime } from '../engine/embedded/embedded-runtime.js';
 import { setAsideLogAndState } from '../engine/embedded/data-dir.js';
 import { crawlStats, type CrawlStats } from './stats.js';
-import type { WarcOutput } from '../processors/warc-archive.js';
+import type { WarcOutput } from '../warc/warc-output.js';
 import { lagEntries, type CrawlTelemetry } from './telemetry.js';
 
 export interface EmbeddedCrawlOptions {

@@ -6,11 +6,12 @@ import { awaitClusterState, connectCluster, type Cluster } from '../engine/kafka
 import { KafkaRuntime } from '../engine/kafka/kafka-runtime.js';
 import { selectProcessors, type Topology } from '../engine/topology.js';
 import type { ParserModule } from '../parsing/parser-module.js';
-import { defaultCrawlConfig, type CrawlConfig } from './config.js';
-import { openCrawlServices, type CrawlServices } from './services.js';
+import { defaultCrawlConfig, type CrawlConfig } from '../contract/config.js';
+import { openCrawlServices } from './open-services.js';
+import type { CrawlServices } from '../contract/services.js';
 import { crawlTopology, extraProcessors } from './topology.js';
 import { topicEnds } from '../engine/kafka/task-status.js';
-import type { WarcOutput } from '../processors/warc-archive.js';
+import type { WarcOutput } from '../warc/warc-output.js';
 import { lagEntries, type CrawlTelemetry } from './telemetry.js';
 import type { ProcessorModule } from './processor-module.js';
 

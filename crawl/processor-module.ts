@@ -18,8 +18,8 @@ import { checkUserTable, type UserTable } from '../clickhouse/user-tables.js';
 import { decompressBody } from '../fetching/body-codec.js';
 import { decodeHtml } from '../parsing/decode-html.js';
 import type { FetchResult } from '../schemas/records.js';
-import type { CrawlServices } from './services.js';
-import * as topics from './topics.js';
+import type { CrawlServices } from '../contract/services.js';
+import * as topics from '../contract/topics.js';
 
 /** A fetched record's body never decodes to more than this (the fetched topic's record bound). */
 const MAX_STORED_BODY = 16 * 1024 * 1024;

@@ -7,12 +7,12 @@ import { planReplay } from '../engine/replay/replay-plan.js';
 import type { ReplayProgress } from '../engine/replay/replay-progress.js';
 import { readClusterState, connectCluster } from '../engine/kafka/kafka-cluster.js';
 import type { ParserModule } from '../parsing/parser-module.js';
-import { defaultCrawlConfig, type CrawlConfig } from './config.js';
-import { openCrawlServices } from './services.js';
+import { defaultCrawlConfig, type CrawlConfig } from '../contract/config.js';
+import { openCrawlServices } from './open-services.js';
 import { crawlTopology, extraProcessors } from './topology.js';
 import type { ReplayView } from '../engine/replay/replay-progress.js';
-import type { WarcOutput } from '../processors/warc-archive.js';
-import type { CrawlServices } from './services.js';
+import type { WarcOutput } from '../warc/warc-output.js';
+import type { CrawlServices } from '../contract/services.js';
 import { lagEntries, type CrawlTelemetry } from './telemetry.js';
 
 export interface CrawlReplayOptions {

@@ -1,6 +1,6 @@
 // What a crawl operator watches: pages fetched, rate, frontier, hosts waiting on politeness, errors.
 import type { StreamTask } from '../engine/task/stream-task.js';
-import type { CrawlServices } from './services.js';
+import type { CrawlServices } from '../contract/services.js';
 
 export interface CrawlStats {
   pages: number;

@@ -6,7 +6,7 @@ import type { CommitReport, StreamTask } from '../engine/task/stream-task.js';
 import { CrawlMetrics, fetchOutcome, type FetchKind, type LagEntry } from '../metrics/crawl-metrics.js';
 import { serveMetrics, type MetricsServer } from '../metrics/metrics-server.js';
 import type { Logger } from '../engine/api.js';
-import type { CrawlObserver, CrawlServices, FetchDone } from './services.js';
+import type { CrawlObserver, CrawlServices, FetchDone } from '../contract/services.js';
 import { crawlStats } from './stats.js';
 
 /** Counters of the crawl's processors that stand for a URL dropped without a fetch, by reason. */

@@ -10,22 +10,23 @@
 //                          ├→ simhash-bands → simhash-bands (by band) → near-dup → duplicates    │
 //                          └────────────────────────────→ sink ← duplicates, fetched ←───────────┘
 //
-// Each processor declares its own inputs, outputs and stores next to its code (processors/*.ts);
+// Each processor declares its own inputs, outputs and stores next to its code (stages/<stage>/);
 // `crawlstream describe` prints the whole graph from those declarations.
 import { TopologyBuilder, type AnyProcessorDefinition, type Topology } from '../engine/api.js';
-import { normalizeProcessor } from '../processors/normalize.js';
-import { dedupProcessor } from '../processors/dedup.js';
-import { scheduleProcessor } from '../processors/schedule.js';
-import { resolveProcessor } from '../processors/resolve.js';
-import { fetchProcessor } from '../processors/fetch.js';
-import { parseProcessor } from '../processors/parse.js';
-import { simhashBandsProcessor } from '../processors/simhash-bands.js';
-import { nearDupProcessor } from '../processors/near-dup.js';
-import { clickhouseSink } from '../processors/clickhouse-sink.js';
-import { warcProcessor, type WarcOutput } from '../processors/warc-archive.js';
-import type { CrawlServices } from './services.js';
+import { normalizeProcessor } from '../stages/normalize/normalize.js';
+import { dedupProcessor } from '../stages/dedup/dedup.js';
+import { scheduleProcessor } from '../stages/schedule/schedule.js';
+import { resolveProcessor } from '../stages/resolve/resolve.js';
+import { fetchProcessor } from '../stages/fetch/fetch.js';
+import { parseProcessor } from '../stages/parse/parse.js';
+import { simhashBandsProcessor } from '../stages/near-dup/simhash-bands.js';
+import { nearDupProcessor } from '../stages/near-dup/near-dup.js';
+import { clickhouseSink } from '../stages/sink/sink.js';
+import { warcProcessor } from '../stages/warc/warc-stage.js';
+import type { WarcOutput } from '../warc/warc-output.js';
+import type { CrawlServices } from '../contract/services.js';
 import type { ProcessorModule } from './processor-module.js';
-import * as topics from './topics.js';
+import * as topics from '../contract/topics.js';
 
 export function crawlTopologyBuilder(extra: readonly AnyProcessorDefinition<CrawlServices>[] = []) {
   const builder = new TopologyBuilder<CrawlServices>()

@@ -1,7 +1,7 @@
 // The dead-letter topic every topology has: a record a task could not decode or process goes there
 // with its reason and its original bytes, instead of stopping the task or vanishing.
 import type avro from 'avsc';
-import { defineTopic } from './api.js';
+import { defineTopic } from './topic.js';
 
 export interface DeadLetter {
   topic: string;

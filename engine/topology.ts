@@ -1,6 +1,7 @@
 // A topology: declared topics and the processors wired to them, checked when it is built. Runtimes
 // (embedded, Kafka, test driver) only read it. The dead-letter topic is part of every topology.
-import type { AnyProcessorDefinition, AnyTopic, TopicSpec } from './api.js';
+import type { AnyProcessorDefinition } from './api.js';
+import type { AnyTopic, TopicSpec } from './topic.js';
 import { DEAD_LETTERS, deadLettersTopic } from './dead-letters.js';
 
 /** A processor as placed in a topology: its definition and the physical topics it reads and writes. */

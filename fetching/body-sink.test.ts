@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as zlib from 'node:zlib';
-import { fetcherTestKit, MiB } from './test-kit.js';
+import { fetcherTestKit, MiB } from './testing/test-kit.js';
 
 const { fetcher, http, raw } = fetcherTestKit();
 const sha1 = (b: Buffer) => createHash('sha1').update(b).digest('hex');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { guardSocket, interimBlockEnd } from './connection-guard.js';
-import { fetcherTestKit } from './test-kit.js';
+import { fetcherTestKit } from './testing/test-kit.js';
 
 const { fetcher, raw } = fetcherTestKit();
 const OK = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok';

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as zlib from 'node:zlib';
-import { closedPort } from './test-servers.js';
-import { fetcherTestKit, MiB } from './test-kit.js';
+import { closedPort } from './testing/test-servers.js';
+import { fetcherTestKit, MiB } from './testing/test-kit.js';
 
 const { fetcher, http, raw } = fetcherTestKit();
 

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import * as zlib from 'node:zlib';
-import { fetcherTestKit } from './test-kit.js';
+import { fetcherTestKit } from './testing/test-kit.js';
 
 const { fetcher, raw } = fetcherTestKit();
 const OK_HEAD = 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import { CrawlMetrics, fetchOutcome, type GaugeSnapshot } from './crawl-metrics.js';
 import { serveMetrics } from './metrics-server.js';
-import { noPrometheusReader, scrape, type Sample } from './scrape.js';
+import { noPrometheusReader, scrape, type Sample } from './testing/scrape.js';
 
 const skip = noPrometheusReader;
 

@@ -17,7 +17,7 @@ export interface BodyInput {
   url: string;
   productToken: string;
   maxBodyBytes: number;
-  /** Only this much of a page is parsed (see processors/parse.ts). */
+  /** Only this much of a page is parsed (see stages/parse/parse.ts). */
   maxParseBytes: number;
 }
 

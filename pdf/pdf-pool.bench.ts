@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { PdfPool } from './pdf-pool.js';
-import { textPdf } from './test-pdfs.js';
+import { textPdf } from './testing/test-pdfs.js';
 
 /** PDFs per second through the pool: 5-page text documents of 40 lines and 3 links a page. */
 export async function benchPdf(threads: number, docs = 200): Promise<{ threads: number; docsPerSecond: number; pdfBytes: number; loadAverage: number }> {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PdfPool } from './pdf-pool.js';
-import { assemblePdf, deeplyNestedPdf, encryptedPdf, inflateBombPdf, pageTreeBombPdf, stream, textPdf } from './test-pdfs.js';
+import { assemblePdf, deeplyNestedPdf, encryptedPdf, inflateBombPdf, pageTreeBombPdf, stream, textPdf } from './testing/test-pdfs.js';
 
 const URL_ = 'http://site.test/docs/report.pdf';
 const okPdf = () => textPdf([{ lines: ['still works'] }]);

@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { request, type IncomingMessage } from 'node:http';
-import { startHttpServer, type TestServer } from '../fetching/test-servers.js';
+import { startHttpServer, type TestServer } from '../fetching/testing/test-servers.js';
 import { findChromium } from './find-chromium.js';
 import type { BrowserRequest, BrowserResponse } from './render-page.js';
 import { Renderer } from './renderer.js';

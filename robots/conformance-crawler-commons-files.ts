@@ -59,7 +59,7 @@ const MANY_AGENTS_EXCERPT = ['# From tech-faq.com', 'User-agent: OutfoxBot/0.5',
   'User-agent: Widow', 'User-agent: Xaldon WebSpider', 'User-agent: toCrawl/UrlDispatcher', 'User-agent: webfetch/2.1.0', 'User-agent: wget',
   'Disallow: /', '', 'User-agent: *', 'Disallow: /translate/', 'Disallow: /forum/', 'Disallow: /home.php', 'Disallow: /g/',
   'Disallow: /bot-trap/', ''].join('\n');
-/** A UTF-16 file as processors/robots-gate.ts reads every robots.txt: as UTF-8. */
+/** A UTF-16 file as politeness/robots-gate.ts reads every robots.txt: as UTF-8. */
 const utf16AsUtf8 = (text: string, bigEndian: boolean) => {
   const bytes = Buffer.from('\uFEFF' + text, 'utf16le');
   if (bigEndian) bytes.swap16();

@@ -50,7 +50,7 @@ const ORDER_1 = 'User-agent: crawlerbot\nDisallow: /foo/bar\n';
 const ORDER_2 = 'User-agent: crawler\nAllow: /foo/bar\n';
 const EMPTY_LIST = `User-agent: *${CRLF}Allow: /allowed/${CRLF}Disallow: /${CRLF}User-agent: allowedbot${CRLF}Allow: /`;
 const UNICODE = `User-agent: *${CRLF}Disallow: /bücher/${CRLF}Disallow: /k%C3%B6nyvek/${CRLF}${CRLF}User-agent: GoodBot${CRLF}Allow: /`;
-/** The same file saved as ISO-8859-1, as the UTF-8 decoder in processors/robots-gate.ts reads it (ü becomes U+FFFD). */
+/** The same file saved as ISO-8859-1, as the UTF-8 decoder in politeness/robots-gate.ts reads it (ü becomes U+FFFD). */
 const UNICODE_LATIN1 = new TextDecoder('utf-8').decode(Buffer.from(UNICODE, 'latin1'));
 const SPACES = `User-agent: One, Two, Three${CRLF}Disallow: /${CRLF}${CRLF}User-agent: *${CRLF}Allow: /${CRLF}`;
 const NOT_NORMALIZED = 'source judges the URL as written; isAllowed parses it as a browser would (WHATWG URL), which '

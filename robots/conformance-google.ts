@@ -12,7 +12,7 @@ function g(test: string, detail: string, c: Omit<ConformanceCase, 'name' | 'ref'
   return { name: detail === '' ? test : `${test}: ${detail}`, ref: 'google', source: `${SUITE} ${test}`, ...c };
 }
 
-/** Bytes as processors/robots-gate.ts turns them into the body: TextDecoder('utf-8'), which drops a whole BOM. */
+/** Bytes as politeness/robots-gate.ts turns them into the body: TextDecoder('utf-8'), which drops a whole BOM. */
 function decoded(bytes: number[], text: string): string {
   return new TextDecoder('utf-8').decode(Buffer.concat([Buffer.from(bytes), Buffer.from(text, 'utf8')]));
 }

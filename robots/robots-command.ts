@@ -1,5 +1,5 @@
 // The core of `crawlstream robots FILE --user-agent UA URL...`, kept free of I/O so it can be tested.
-import { productTokenOf } from '../crawl/config.js';
+import { productTokenOf } from '../contract/config.js';
 import { parseRobotsTxt } from './robots-policy.js';
 
 /** Rules apply by path (see parseRobotsTxt), so the file's own location does not matter here. */

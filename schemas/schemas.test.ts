@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import avro from 'avsc';
 import { SCHEMA_FILES, loadSchema, type SchemaName } from './schema-files.js';
-import { canonicalEntries, discoveredEntries } from '../processors/url-batch.js';
+import { canonicalEntries, discoveredEntries } from '../contract/url-batch.js';
 import { crawlTopology } from '../crawl/topology.js';
 import type {
   CanonicalUrl, DiscoveredUrl, Duplicate, FetchRequest, FetchResult, ParsedPage, SimhashBand, SkippedUrl,

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
-import { parseInChunks } from './parse-for-test.js';
+import { parseInChunks } from './testing/parse-for-test.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_URLS, SitemapParser } from './sitemap-parser.js';
 import { MAX_MARKUP_CHARS, MAX_XML_DEPTH } from './xml-reader.js';
 

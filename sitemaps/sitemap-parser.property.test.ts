@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { SitemapParser } from './sitemap-parser.js';
 import type { SitemapEntry } from './entry-fields.js';
-import { parseInChunks, type ParseResult } from './parse-for-test.js';
+import { parseInChunks, type ParseResult } from './testing/parse-for-test.js';
 
 function parseWithSizes(bytes: Uint8Array, sizes: number[], maxUrls?: number): ParseResult {
   const urls: SitemapEntry[] = [];

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
-import { parseInChunks } from './parse-for-test.js';
+import { parseInChunks } from './testing/parse-for-test.js';
 import { MAX_SITEMAP_DEPTH, SitemapParser } from './sitemap-parser.js';
 
 const URLSET_OPEN = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n';

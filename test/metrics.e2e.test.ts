@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSyntheticWeb, type SyntheticWeb } from '../test-web/synthetic-web.js';
-import { noPrometheusReader, scrape, type Sample } from '../metrics/scrape.js';
+import { noPrometheusReader, scrape, type Sample } from '../metrics/testing/scrape.js';
 import { runCli, type CliRun } from './support/cli.js';
 import { embeddedCrawlArgs } from './support/crawl-outcome-tests.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { startSyntheticWeb, type SyntheticWeb } from '../test-web/synthetic-web.js';
 import { query, runCli } from './support/cli.js';
 import { embeddedCrawlArgs } from './support/crawl-outcome-tests.js';
-import { PARSER_VERSION } from '../processors/parse.js';
+import { PARSER_VERSION } from '../stages/parse/parse.js';
 
 import { UPPER_CASE_PARSER } from './support/fixtures.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CaptureError } from './capture.js';
 import { AppenderStoppedError, DurableAppender } from './durable-appender.js';
-import { captureFor } from './test-captures.js';
+import { captureFor } from './testing/test-captures.js';
 import { listRecords, source, toolsOrSkip, warcFiles, warcioCheck } from './warc-reader.js';
 import { WarcWriter } from './warc-writer.js';
 

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { compressBody } from '../fetching/body-codec.js';
-import { fetchResult } from '../clickhouse/test-fixtures.js';
+import { fetchResult } from '../clickhouse/testing/test-fixtures.js';
 import { CaptureError, checkCapture, payloadDigest } from './capture.js';
 import { captureOfFetch, payloadDigestOfHex } from './fetch-capture.js';
 

@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { payloadDigest } from './capture.js';
-import { bodyFor, hasCapture } from './test-captures.js';
+import { bodyFor, hasCapture } from './testing/test-captures.js';
 import { header, listRecords, source, toolsOrSkip, warcFiles, warcioCheck } from './warc-reader.js';
 
 const tools = toolsOrSkip();
 const skip = 'skip' in tools ? tools.skip : false;
-const CHILD = fileURLToPath(new URL('./crash-child.js', import.meta.url));
+const CHILD = fileURLToPath(new URL('./testing/crash-child.js', import.meta.url));
 const TOTAL = 90;
 
 interface Message { type: string; offset?: number; written?: boolean; committed?: number; lastSourceOffset?: number; cutBytes?: number; message?: string }

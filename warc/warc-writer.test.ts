@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { WarcWriter, type WarcWriterOptions } from './warc-writer.js';
 import { CaptureError, payloadDigest, type WarcCapture } from './capture.js';
 import { WarcDamagedError } from './recovery.js';
-import { BASE_TIME, bodyFor, captureFor, noise } from './test-captures.js';
+import { BASE_TIME, bodyFor, captureFor, noise } from './testing/test-captures.js';
 import { header, listRecords, source, toolsOrSkip, warcFiles, warcioCheck, type ListedRecord } from './warc-reader.js';
 
 const tools = toolsOrSkip();

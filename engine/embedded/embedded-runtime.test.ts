@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { corpusLine } from '../examples/word-count.js';
 
-const fixture = new URL('./crash-fixture.js', import.meta.url).pathname;
+const fixture = new URL('./testing/crash-fixture.js', import.meta.url).pathname;
 
 interface Done { counts: Record<string, number>; words: number; countRecords: number }
 

@@ -14,7 +14,7 @@ import { restoreChangelogs } from './changelog-restore.js';
 import { requireServices } from '../../test/support/services.js';
 
 const PARTITIONS = 4;
-const fixture = new URL('./kafka-fixture.js', import.meta.url).pathname;
+const fixture = new URL('./testing/kafka-fixture.js', import.meta.url).pathname;
 
 function startWorker(prefix: string): Promise<ChildProcess> {
   const { kafka, registry } = requireServices();

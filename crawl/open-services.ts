@@ -1,0 +1,79 @@
+// The services of one process, opened: one HTTP client, one ClickHouse connection, one parse pool, a
+// browser when the crawl renders. Their contract (what processors may ask for) is contract/services.ts.
+import type { RuntimeControl } from '../engine/api.js';
+import { HttpFetcher } from '../fetching/http-fetcher.js';
+import { pinnedResolver } from '../fetching/dns-cache.js';
+import { rowSinks } from '../clickhouse/row-sinks.js';
+import { sharedClickHouse } from '../clickhouse/connection.js';
+import { ParsePool } from '../parsing/parse-pool.js';
+import { Renderer } from '../rendering/renderer.js';
+import { PdfPool } from '../pdf/pdf-pool.js';
+import type { ParserModule } from '../parsing/parser-module.js';
+import { HostTurns } from '../politeness/host-turns.js';
+import type { CrawlBudget } from '../contract/crawl-budget.js';
+import type { CrawlConfig } from '../contract/config.js';
+import type { WarcOutput } from '../warc/warc-output.js';
+import { NO_OBSERVER, type CrawlObserver, type CrawlServices } from '../contract/services.js';
+
+export function createFetcher(config: CrawlConfig): HttpFetcher {
+  return new HttpFetcher({
+    userAgent: config.userAgent,
+    connectTimeoutMs: config.connectTimeoutMs,
+    headersTimeoutMs: config.headersTimeoutMs,
+    totalTimeoutMs: config.fetchTimeoutMs,
+    maxBodyBytes: config.maxBodyBytes,
+    allowNetworks: config.allowNetworks,
+    resolve: Object.keys(config.resolve).length ? pinnedResolver(config.resolve) : undefined,
+  });
+}
+
+export interface OpenServices {
+  services: CrawlServices;
+  /** Closes the clients and pools the services opened. */
+  close(): Promise<void>;
+}
+
+/** The services of one process: one HTTP client, one ClickHouse connection, one parse pool. */
+export function openCrawlServices(o: {
+  config: CrawlConfig;
+  /** A ClickHouse server; without it, embedded chdb under `dataDir`. */
+  clickhouseUrl?: string;
+  dataDir?: string;
+  sinkName?: string;
+  parserModule?: ParserModule;
+  budget?: CrawlBudget;
+  control?: RuntimeControl;
+  /** Process-level rendering options: --chromium PATH, --render-concurrency N. */
+  chromiumPath?: string;
+  renderConcurrency?: number;
+  log?: (line: string) => void;
+  observer?: CrawlObserver;
+  warc?: WarcOutput;
+}): OpenServices {
+  const fetcher = createFetcher(o.config);
+  const clickhouse = sharedClickHouse({ url: o.clickhouseUrl, dataDir: o.dataDir });
+  const parsePool = new ParsePool(undefined, o.parserModule?.path);
+  const services: CrawlServices = {
+    config: o.config, fetcher, clickhouse, sinkName: o.sinkName ?? 'live', parsePool, parserModule: o.parserModule,
+    budget: o.budget, control: o.control ?? { paused: false }, rows: rowSinks(clickhouse), observer: o.observer ?? NO_OBSERVER, warc: o.warc,
+    // Started on the first PDF: a crawl that meets none spawns no thread for them.
+    pdfPool: new PdfPool({ threads: 1, timeoutMs: 20_000, maxMemoryMb: 256 }),
+    hostTurns: new HostTurns(),
+  };
+  if (o.config.render !== 'never') {
+    services.renderer = new Renderer({
+      chromiumPath: o.chromiumPath, concurrency: o.renderConcurrency, userAgent: o.config.userAgent,
+      timeoutMs: Math.min(30_000, o.config.fetchTimeoutMs), log: o.log,
+    });
+  }
+  return {
+    services,
+    async close() {
+      await services.renderer?.close();
+      await services.pdfPool?.close();
+      await fetcher.close();
+      await parsePool.close();
+      await clickhouse.close();
+    },
+  };
+}

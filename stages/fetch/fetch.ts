@@ -1,0 +1,215 @@
+// fetch: scheduled → fetched. Performs the HTTP request for each released fetch, many hosts at once
+// and one at a time per host, and records the outcome with its bounded, compressed body.
+import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../../engine/api.js';
+import { createHash } from 'node:crypto';
+import type { FetchRequest, FetchResult } from '../../schemas/records.js';
+import type { CrawlConfig } from '../../contract/config.js';
+import { discoveredUrls, fetched, resolved } from '../../contract/topics.js';
+import { AddressGate } from '../../politeness/address-gate.js';
+import { HostTurns } from '../../politeness/host-turns.js';
+import type { FetchOutcome } from '../../fetching/http-fetcher.js';
+import type { RenderResult } from '../../rendering/render-page.js';
+import { hasChanged, recrawlAfter } from '../../recrawl/recrawl-policy.js';
+import { fetchSitemap, sitemapProblem } from './sitemap-fetch.js';
+import { renderFetched, wantsRender } from './render-step.js';
+import type { Renderer } from '../../rendering/renderer.js';
+import { parseRobotsTxt, type RobotsPolicy } from '../../robots/robots-policy.js';
+import type { HttpFetcher } from '../../fetching/http-fetcher.js';
+import { compressBodyAsync } from '../../fetching/body-codec.js';
+import { truncationReason } from '../../warc/capture.js';
+import type { CrawlObserver, FetchDone } from '../../contract/services.js';
+
+const inputs = [resolved] as const;
+const outputs = [fetched, discoveredUrls] as const;
+type In = TopicValues<typeof inputs>;
+type Out = TopicValues<typeof outputs>;
+
+/** What the fetch processor needs: the HTTP client, the configuration, someone to tell each outcome, a browser. */
+export interface FetchServices {
+  fetcher: HttpFetcher;
+  config: CrawlConfig;
+  observer: CrawlObserver;
+  renderer?: Renderer;
+  /** Shared by the process's fetch tasks; a task without one (tests) keeps its own. */
+  hostTurns?: HostTurns;
+}
+
+class Fetch implements Processor<In, Out> {
+  private startedAt = 0;
+  private readonly turns: HostTurns;
+  private readonly inFlight = new Set<AbortController>();
+  private readonly fetcher: HttpFetcher;
+  private readonly config: CrawlConfig;
+  private readonly renderer: Renderer | undefined;
+
+  private readonly gate: AddressGate;
+  /** robots.txt as this task last fetched it, per host: rendering browsers' requests obey it. */
+  private readonly robots = new Map<string, RobotsPolicy>();
+
+  constructor(private readonly s: FetchServices) {
+    this.fetcher = s.fetcher;
+    this.config = s.config;
+    this.renderer = s.renderer;
+    this.gate = new AddressGate(s.config.maxInFlightPerIp);
+    this.turns = s.hostTurns ?? new HostTurns();
+  }
+
+  init(ctx: ProcessorContext<Out>): void {
+    this.startedAt = ctx.now();
+  }
+
+  async process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
+    const request = record.value;
+    // Restart guard: a request released before this task started may have been in flight when the
+    // previous owner died or lost its commit, and the server may have seen it: it waits one host
+    // delay from our start. Every request then takes its host's turn (HostTurns), so requests to a
+    // host never leave closer than its delay, whichever task instance sends them.
+    const releasedAt = Math.min(record.timestamp, request.released_at || record.timestamp);
+    const notBefore = releasedAt < this.startedAt ? this.startedAt + request.delay_ms : 0;
+    const abort = new AbortController();
+    this.inFlight.add(abort);
+    let release: (() => void) | undefined;
+    let turnEnded: (() => void) | undefined;
+    try {
+      turnEnded = await this.turns.turn(request.host, request.delay_ms, notBefore);
+      // Abandoned while waiting its turn: the task's new owner sends it, in its own turn.
+      if (abort.signal.aborted) return;
+      // One server may carry many host names: at most --max-in-flight-per-ip requests to it at once.
+      release = await this.gate.acquire(request.address || record.key, abort.signal).catch(() => undefined);
+      if (!release) return; // abandoned while waiting: the task's new owner fetches it
+      ctx.metrics.gauge('address.busiest', this.gate.busiest);
+      if (request.kind === 'sitemap') {
+        const { outcome, summary, found, urls, kept, cut } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now, this.config.maxBodyBytes);
+        this.observe(request.kind, outcome);
+        if (abort.signal.aborted) return; // abandoned: the task's new owner fetches it again
+        // Only a successful answer is read as a sitemap: a 404 page is no sitemap, not a broken one.
+        const problem = outcome.status >= 200 && outcome.status < 300 ? sitemapProblem(summary) : '';
+        if (problem) ctx.log.warn(`${request.url}: ${problem}`);
+        ctx.metrics.count('sitemap-urls', urls);
+        // The listed URLs travel keyed by their host: the sitemap's own (the parser refused others).
+        for (const batch of found) ctx.forward('discovered-urls', request.host, batch);
+        // The body is kept up to the page cap: an archive of the crawl holds what the sitemap said.
+        const truncation = outcome.incomplete ? truncationReason(outcome.errorKind) : cut ? 'length' : '';
+        return this.record(ctx, request, { ...outcome, body: kept, error: outcome.error || problem }, {}, outcome.sha1, urls, truncation);
+      }
+      const headers: Record<string, string> = {};
+      if (request.if_none_match) headers['if-none-match'] = request.if_none_match;
+      if (request.if_modified_since) headers['if-modified-since'] = request.if_modified_since;
+      const outcome = await this.fetcher.fetch(request.url, { headers, signal: abort.signal, address: request.address || undefined });
+      this.observe(request.kind, outcome);
+      if (abort.signal.aborted) return;
+      const sha1 = outcome.body.length ? createHash('sha1').update(outcome.body).digest('hex') : '';
+      if (request.kind === 'robots' && this.renderer) this.rememberRobots(request.url, outcome);
+      const rendered = this.renderer && wantsRender(this.config.render, request, outcome)
+        ? await renderFetched({ renderer: this.renderer, fetcher: this.fetcher, mode: this.config.render, productToken: this.config.productToken,
+          robots: this.robots, signal: abort.signal, now: ctx.now, onFetched: (kind, o) => this.observe(kind, o) }, request, outcome)
+        : undefined;
+      if (abort.signal.aborted) return;
+      if (rendered) {
+        ctx.metrics.count(rendered.error ? 'render-errors' : 'rendered');
+        ctx.metrics.count('requests.subresource', rendered.subrequests.filter((s) => s.outcome.startsWith('fetched')).length);
+      }
+      return await this.record(ctx, request, outcome, headers, sha1, 0, outcome.incomplete ? truncationReason(outcome.errorKind) : '', rendered);
+    } finally {
+      release?.();
+      turnEnded?.();
+      this.inFlight.delete(abort);
+    }
+  }
+
+  /** Every request that left, abandoned ones too: the server may have seen it. */
+  private observe(kind: FetchDone['kind'], o: FetchOutcome): void {
+    this.s.observer.fetchDone({ kind, status: o.status, errorKind: o.errorKind, truncated: o.truncated, seconds: o.elapsedMs / 1000, wireBytes: o.wireBytes });
+  }
+
+  /**
+   * The fetched record: the outcome, the body (compressed), validators and the URL's recrawl decision.
+   * @param truncation WARC-Truncated for the kept body ('' when whole)
+   */
+  private async record(ctx: ProcessorContext<Out>, request: FetchRequest, outcome: FetchOutcome, sent: Record<string, string>, sha1: string,
+    sitemapUrls: number, truncation: string, rendered?: RenderResult): Promise<void> {
+    const stored = await compressBodyAsync(outcome.body);
+    const dom = rendered?.html ? await compressBodyAsync(Buffer.from(rendered.html, 'utf8')) : undefined;
+    const changed = hasChanged(outcome.status, sha1, request.previous_sha1);
+    const recrawl = recrawlAfter(request, { status: outcome.status, changed, startedAt: outcome.startedAt }, this.config);
+    const result: FetchResult = {
+      fetch_id: request.fetch_id,
+      url: request.url,
+      host: request.host,
+      kind: request.kind,
+      depth: request.depth,
+      attempt: request.attempt,
+      via: request.via,
+      source_url: request.source_url,
+      redirect_hops: request.redirect_hops,
+      status: outcome.status,
+      error: outcome.error,
+      final_url: outcome.location || request.url,
+      redirect_chain: request.via === 'redirect' && request.source_url ? [request.source_url] : [],
+      headers: outcome.headers,
+      started_at: outcome.startedAt,
+      elapsed_ms: Math.round(outcome.elapsedMs),
+      ttfb_ms: Math.round(outcome.ttfbMs),
+      bytes: outcome.bytes,
+      wire_bytes: outcome.wireBytes,
+      content_type: outcome.contentType,
+      charset: outcome.charset,
+      truncated: outcome.truncated,
+      retry_after_ms: outcome.retryAfterMs,
+      conditional: Object.keys(sent).length > 0,
+      remote_address: outcome.remoteAddress,
+      body_encoding: stored.encoding,
+      body: stored.bytes,
+      body_sha1: sha1,
+      etag: outcome.headers.etag ?? '',
+      last_modified: outcome.headers['last-modified'] ?? '',
+      changed,
+      priority: request.priority,
+      recrawl_interval_ms: recrawl.intervalMs,
+      next_due_at: recrawl.nextDueAt,
+      sitemap_depth: request.sitemap_depth,
+      sitemap_urls: sitemapUrls,
+      rendered_encoding: dom?.encoding ?? 'identity',
+      rendered_body: dom?.bytes ?? Buffer.alloc(0),
+      render_error: rendered?.error ?? '',
+      subrequests: (rendered?.subrequests ?? []).map((s) => ({ url: s.url, resource_type: s.resourceType, outcome: s.outcome })),
+      http_version: outcome.httpVersion,
+      status_text: outcome.statusText,
+      request_method: outcome.method,
+      request_headers: outcome.requestHeaders.map(([name, value]) => ({ name, value })),
+      response_headers: outcome.responseHeaders.map(([name, value]) => ({ name, value })),
+      truncation: outcome.status > 0 ? truncation : '',
+      previous_sha1: request.previous_sha1,
+      previous_captured_at: request.previous_captured_at,
+    };
+    ctx.metrics.count(request.kind === 'robots' ? 'robots-requests' : request.kind === 'sitemap' ? 'sitemap-requests' : 'requests');
+    if (outcome.error) ctx.metrics.count(`errors.${outcome.errorKind || 'other'}`);
+    if (outcome.status === 304) ctx.metrics.count('not-modified');
+    ctx.metrics.count('bytes', outcome.bytes);
+    ctx.forward('fetched', request.host, result);
+  }
+
+  private rememberRobots(url: string, outcome: FetchOutcome): void {
+    const host = new URL(url).host;
+    const whole = outcome.status >= 200 && outcome.status < 300 && !outcome.error;
+    if (whole) this.robots.set(host, parseRobotsTxt(outcome.body.toString('utf8'), url, this.config.productToken));
+    else this.robots.delete(host); // read again, through the slot, before a render needs it
+  }
+
+  abandon(): void {
+    // Close our connections now: the new owner may start fetching this host after one delay.
+    for (const a of this.inFlight) a.abort();
+  }
+}
+
+export const fetchProcessor = defineProcessor({
+  name: 'fetch',
+  description: 'HTTP with undici: connection reuse, DNS cache, connect/header/total timeouts, 10 MB cap before and after decompression, no automatic redirects, private networks refused.',
+  inputs,
+  outputs,
+  stores: [],
+  // Keyed by server address: many requests of one key run at once, up to the address gate's limit.
+  concurrency: { maxInFlight: 128, perKeyOrder: false },
+  delivery: 'At least once at the server: after a crash, requests that were in flight are sent again (after one host delay); the outcome is recorded once.',
+  create: (s: FetchServices) => new Fetch(s),
+});

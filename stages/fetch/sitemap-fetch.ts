@@ -1,0 +1,76 @@
+// A sitemap fetch, for the fetch processor: the body is parsed while it downloads and never held
+// whole (its own bound, sitemaps.org's 50 MB uncompressed and 50,000 entries, apart from the page
+// body cap); what it lists is passed on to discovered-urls, keyed by the sitemap's host, marked as
+// found by a sitemap, with its hints (lastmod, changefreq, priority). An index's children come back
+// the same way, marked as sitemaps one level deeper, so each goes through the host's politeness slot.
+// They travel in batches (url-batch.ts): up to 50,000 URLs make a hundred records, not 50,000.
+import type { HttpFetcher, FetchOutcome } from '../../fetching/http-fetcher.js';
+import type { DiscoveredEntry, DiscoveredUrl, FetchRequest } from '../../schemas/records.js';
+import { discoveredBatches } from '../../contract/url-batch.js';
+import { SitemapParser, type SitemapSummary } from '../../sitemaps/sitemap-parser.js';
+
+export const SITEMAP_MAX_BYTES = 50 * 1024 * 1024;
+
+export interface SitemapFetch {
+  outcome: FetchOutcome;
+  summary: SitemapSummary;
+  /** Batches of what the sitemap listed, all of the sitemap's host. */
+  found: DiscoveredUrl[];
+  /** URLs (and child sitemaps) in `found`. */
+  urls: number;
+  /** The decoded body, its first `keepBytes` (for the record and an archive); the parser read it all. */
+  kept: Buffer;
+  /** `kept` is shorter than what was read. */
+  cut: boolean;
+}
+
+/**
+ * @param keepBytes how much of the body to keep: the page body cap, so that keeping a sitemap costs no
+ *   more memory than a page fetch, while the parser still reads up to SITEMAP_MAX_BYTES
+ */
+export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, signal: AbortSignal, now: () => number, keepBytes: number): Promise<SitemapFetch> {
+  const found: DiscoveredEntry[] = [];
+  const parser = new SitemapParser({
+    sitemapUrl: request.url,
+    host: request.host,
+    // The crawler fetches only sitemaps robots.txt names, /sitemap.xml at the root, and the children
+    // of those: all of them speak for the whole host (sitemaps.org: naming a sitemap in robots.txt shows
+    // authority over the host), so a child's directory does not bound what it may list.
+    fromRobots: true,
+    depth: request.sitemap_depth,
+    onUrl: (e) => found.push({ url: e.loc, anchor: '', priority_hint: e.priority ?? -1, changefreq: e.changefreq ?? '', lastmod: e.lastmod ?? 0, sitemap_depth: 0 }),
+    onSitemap: (loc, lastmod) => found.push({ url: loc, anchor: '', priority_hint: -1, changefreq: '', lastmod: lastmod ?? 0, sitemap_depth: request.sitemap_depth + 1 }),
+  });
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let cut = false;
+  const outcome = await fetcher.fetch(request.url, {
+    signal,
+    address: request.address || undefined,
+    maxBodyBytes: SITEMAP_MAX_BYTES,
+    bodySink: (chunk) => {
+      const room = keepBytes - kept;
+      if (chunk.length > room) cut = true;
+      if (room > 0) {
+        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+        chunks.push(Buffer.from(part)); // the decoder may reuse its buffer
+        kept += part.length;
+      }
+      // A parser that stopped (a limit, not a sitemap) has read all it will: the rest is not needed.
+      if (!parser.done) parser.write(chunk);
+    },
+  });
+  // Only what a whole, successful answer listed counts: an error page is no sitemap.
+  const summary = parser.end();
+  const body = Buffer.concat(chunks, kept);
+  if (outcome.status < 200 || outcome.status >= 300) return { outcome, summary, found: [], urls: 0, kept: body, cut };
+  const shared = { source_url: request.url, depth: request.depth + 1, via: 'sitemap' as const, redirect_hops: 0, discovered_at: now() };
+  return { outcome, summary, found: discoveredBatches(shared, found), urls: found.length, kept: body, cut };
+}
+
+/** What a sitemap fetch tells the user when the file was not read whole, or was no sitemap. */
+export function sitemapProblem(s: SitemapSummary): string {
+  if (s.cutBy) return `sitemap-limit: stopped at ${s.cutBy} after ${s.urls} URLs (${s.bytes} bytes)`;
+  if (!s.complete && s.errors.length) return `sitemap-unreadable: ${s.errors[0]}`;
+  return '';
+}

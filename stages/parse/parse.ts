@@ -1,0 +1,138 @@
+// parse: fetched → parsed, and links and redirect targets → discovered-urls. Links are keyed by
+// their own host: writing them to discovered-urls is the repartition that carries each URL to the
+// task that owns its host. A page's links to one host travel as one record (a batch, url-batch.ts).
+import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../../engine/api.js';
+import { NO_HINTS, type DiscoveredEntry, type DiscoveredUrl, type FetchResult, type ParsedPage } from '../../schemas/records.js';
+import type { CrawlConfig } from '../../contract/config.js';
+import { discoveredUrls, fetched, parsed } from '../../contract/topics.js';
+import { analyzeBody, type BodyAnalysis, type BodyInput } from '../../parsing/analyze-body.js';
+import type { ParserModule } from '../../parsing/parser-module.js';
+import type { ParsePool } from '../../parsing/parse-pool.js';
+import { hostKey } from '../../url/canonicalize.js';
+import type { PdfPool } from '../../pdf/pdf-pool.js';
+import { analyzeOther } from './content-route.js';
+import { discoveredBatches, groupBy } from '../../contract/url-batch.js';
+
+/** On every parsed row; parse/2: one streaming pass, visible text, simhash over the main content. */
+export const PARSER_VERSION = 'parse/2';
+/**
+ * Only the first 1 MB of a page is parsed: parsing is synchronous, and a 10 MB page would hold
+ * the event loop (timers, sockets, commits of every task) for seconds; 1 MB costs ~150 ms.
+ */
+export const MAX_PARSE_BYTES = 1024 * 1024;
+
+export interface ParseOptions {
+  config: CrawlConfig;
+  parserVersion: string;
+  /** A user's parsing step applied after ours (replay --parser-module). */
+  parserModule?: ParserModule;
+  /** Worker threads that do the parsing; without them (tests) it runs inline. */
+  pool?: ParsePool;
+  /** Worker threads that read PDFs, bounded in time and memory. */
+  pdfPool?: PdfPool;
+}
+
+/** The routing key of a link, or undefined when it cannot be parsed (normalize never sees it). */
+function linkHost(url: string): string | undefined {
+  try {
+    return hostKey(new URL(url));
+  } catch {
+    return undefined;
+  }
+}
+
+const inputs = [fetched] as const;
+// A replay discards discovered-urls (engine/replay/replay-plan.ts): re-parsing never feeds the frontier.
+const outputs = [parsed, discoveredUrls] as const;
+type In = TopicValues<typeof inputs>;
+type Out = TopicValues<typeof outputs>;
+
+export class Parse implements Processor<In, Out> {
+  constructor(private readonly options: ParseOptions) {}
+
+  async process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
+    const { config } = this.options;
+    const r = record.value;
+    if (r.kind !== 'page') return; // robots.txt and sitemaps are read where they are fetched
+    const now = ctx.now();
+    if (r.status >= 300 && r.status < 400 && r.final_url !== r.url) {
+      this.discover(ctx, [{ url: r.final_url, anchor: '', ...NO_HINTS }], r, r.depth, 'redirect', r.redirect_hops + 1, now);
+      return;
+    }
+    if (r.status < 200 || r.status >= 300) return;
+    // A rendered page is read from its DOM after scripts ran (links written by JavaScript included);
+    // its static HTML stays in the record, so a replay needs no browser.
+    const rendered = r.rendered_body.length > 0;
+    const input: BodyInput = {
+      body: rendered ? r.rendered_body : r.body, bodyEncoding: rendered ? r.rendered_encoding : r.body_encoding,
+      contentType: rendered ? 'text/html' : r.content_type, charset: rendered ? 'utf-8' : r.charset, url: r.final_url,
+      productToken: config.productToken, maxBodyBytes: config.maxBodyBytes, maxParseBytes: MAX_PARSE_BYTES,
+    };
+    const a = (rendered ? undefined : await analyzeOther(r, config.maxBodyBytes, this.options.pdfPool)) ?? await this.analyzeHtml(input, r.url, ctx);
+    if (a.kind === 'unreadable') ctx.metrics.count('errors.stored-body');
+    else if (a.kind === 'other') ctx.metrics.count('not-parsed');
+    else ctx.metrics.count(a.kind === 'html' ? 'pages' : `pages.${a.kind}`);
+    if (a.truncated) ctx.metrics.count('parse-truncated');
+    if (a.error.startsWith('parser-module')) ctx.metrics.count('errors.parser-module');
+    const page: ParsedPage = {
+      fetch_id: r.fetch_id, url: r.url, host: r.host, depth: r.depth, status: r.status, final_url: r.final_url,
+      fetched_at: r.started_at, content_type: r.content_type, title: a.title, canonical: a.canonical, lang: a.lang,
+      meta_noindex: a.metaNoindex, meta_nofollow: a.metaNofollow, text_length: a.textLength, content_hash: a.contentHash,
+      simhash: Buffer.from(a.simhash.buffer, a.simhash.byteOffset, a.simhash.byteLength), links: a.links,
+      parser_version: this.options.parserVersion, error: a.error, text: a.text,
+    };
+    ctx.forward('parsed', r.host, page);
+    if ((a.kind !== 'html' && a.kind !== 'pdf') || a.metaNofollow) return;
+    // A recrawl that found the page as it was finds the links it had: they are known already.
+    if (r.via === 'recrawl' && !r.changed) return;
+    const depth = r.depth + 1;
+    if (depth > config.maxDepth) return;
+    const followed = a.links.filter((l) => !l.nofollow).map((l) => ({ url: l.url, anchor: l.anchor, ...NO_HINTS }));
+    this.discover(ctx, followed, r, depth, 'link', 0, now);
+  }
+
+  /** One discovered-urls record per host key (more when a host's share is over the batch bound). */
+  private discover(ctx: ProcessorContext<Out>, found: DiscoveredEntry[], from: FetchResult, depth: number,
+    via: DiscoveredUrl['via'], hops: number, now: number): void {
+    const routable: { host: string; entry: DiscoveredEntry }[] = [];
+    for (const entry of found) {
+      const host = linkHost(entry.url);
+      if (host) routable.push({ host, entry });
+      else ctx.metrics.count('links.unroutable');
+    }
+    if (routable.length > 0) ctx.metrics.count('urls-discovered', routable.length);
+    const shared = { source_url: from.url, depth, via, redirect_hops: hops, discovered_at: now };
+    for (const [host, group] of groupBy(routable, (g) => g.host)) {
+      for (const batch of discoveredBatches(shared, group.map((g) => g.entry))) ctx.forward('discovered-urls', host, batch);
+    }
+  }
+
+  /** HTML goes to the parse workers; PDFs and plain text took their own path before this. */
+  private async analyzeHtml(input: BodyInput, url: string, ctx: ProcessorContext<Out>): Promise<BodyAnalysis> {
+    if (!this.options.pool) return analyzeBody(input, this.options.parserModule);
+    // A worker that died takes its pages with it: parse them here rather than lose them.
+    return this.options.pool.analyze(input).catch((err: Error) => {
+      ctx.metrics.count('parse-worker-failures');
+      ctx.log.warn(`parse: a worker thread failed on ${url} (${err.message}); parsed in the main thread instead`);
+      return analyzeBody(input, this.options.parserModule);
+    });
+  }
+}
+
+export const parseProcessor = defineProcessor({
+  name: 'parse',
+  description: 'One streaming htmlparser2 pass: title, canonical, meta robots, links (base href, nofollow), visible text, content hash, 64-bit simhash of the main content; redirects re-enter as discovered URLs.',
+  inputs,
+  outputs,
+  stores: [],
+  // Pages are parsed in worker threads, many at a time; the order of parsed records does not matter.
+  concurrency: { maxInFlight: 64, perKeyOrder: false },
+  delivery: 'Stateless and deterministic: re-parsing a fetched record (after a crash or in a replay) gives the same page record.',
+  create: (s: { config: CrawlConfig; parsePool?: ParsePool; parserModule?: ParserModule; pdfPool?: PdfPool }) => new Parse({
+    config: s.config,
+    parserVersion: s.parserModule ? `${PARSER_VERSION}+${s.parserModule.version}` : PARSER_VERSION,
+    parserModule: s.parserModule,
+    pool: s.parsePool,
+    pdfPool: s.pdfPool,
+  }),
+});

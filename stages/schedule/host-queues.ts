@@ -1,0 +1,126 @@
+// The frontier bookkeeping of the schedule processor: a host's ready and waiting queues (on disk,
+// host-frontier.ts), the URL states they point at (url-state.ts), and the host's and the task's
+// counts, kept in step. The schedule decides when a host may fetch; this decides which URL.
+import type { KeyValueStore } from '../../engine/api.js';
+import type { HostState } from './host-state.js';
+import { compareReady, compareWaiting, HostQueue, type ReadyKey, type UrlRef, type WaitingKey } from './host-frontier.js';
+import { rankOf, type UrlKey, type UrlState } from './url-state.js';
+
+/** Promotions and drops are bounded per turn, so one host never holds the task long. */
+export const MAX_STEPS_PER_TURN = 512;
+
+export interface Popped {
+  key: UrlKey;
+  u: UrlState | undefined;
+  rank: number;
+  /** The URL was fetched before: a due recrawl. */
+  recrawl: boolean;
+}
+
+export class HostQueues {
+  /** Totals over the task's hosts, for gauges and idleness. */
+  readonly totals = { ready: 0, readyRecrawls: 0, waiting: 0 };
+  private readonly ready: HostQueue<ReadyKey>;
+  private readonly waiting: HostQueue<WaitingKey>;
+
+  constructor(
+    readonly urls: KeyValueStore<UrlKey, UrlState>,
+    readyStore: KeyValueStore<ReadyKey, UrlRef>,
+    waitingStore: KeyValueStore<WaitingKey, UrlRef>,
+  ) {
+    this.ready = new HostQueue(readyStore, compareReady);
+    this.waiting = new HostQueue(waitingStore, compareWaiting);
+  }
+
+  /** A host's counts joined (+1) or left (-1) the task's totals. */
+  account(h: HostState, sign: 1 | -1): void {
+    this.totals.ready += sign * h.queue.ready;
+    this.totals.readyRecrawls += sign * h.queue.readyRecrawls;
+    this.totals.waiting += sign * h.queue.waiting;
+  }
+
+  enqueueReady(h: HostState, key: UrlKey, u: UrlState, recrawl: boolean): void {
+    const rank = rankOf(u);
+    const seq = ++h.queue.seq;
+    this.ready.push({ host: h.host, rank, depth: u.depth, seq }, refOf(key));
+    this.urls.put(key, { ...u, phase: 'ready', queue_seq: seq, queue_rank: rank });
+    this.change(h, () => {
+      h.queue.ready++;
+      if (recrawl) h.queue.readyRecrawls++;
+    });
+  }
+
+  enqueueWaiting(h: HostState, key: UrlKey, u: UrlState): void {
+    const seq = ++h.queue.seq;
+    this.waiting.push({ host: h.host, due: u.next_due_at, seq }, refOf(key));
+    this.urls.put(key, { ...u, phase: 'waiting', queue_seq: seq, queue_rank: u.next_due_at });
+    this.change(h, () => h.queue.waiting++);
+  }
+
+  /** More pages link to a URL: a queued one moves up its host's queue. Returns whether it moved. */
+  raise(h: HostState, key: UrlKey, u: UrlState, inlinks: number): boolean {
+    const next = { ...u, inlinks };
+    if (u.phase !== 'ready' || rankOf(next) === u.queue_rank) {
+      this.urls.put(key, next);
+      return false;
+    }
+    const recrawl = u.fetches > 0;
+    this.ready.remove({ host: h.host, rank: u.queue_rank, depth: u.depth, seq: u.queue_seq });
+    this.change(h, () => this.leaveReady(h, recrawl));
+    this.enqueueReady(h, key, next, recrawl);
+    return true;
+  }
+
+  /** The host's most important ready URL, taken off the queue. */
+  async popReady(h: HostState): Promise<Popped | undefined> {
+    const head = await this.ready.pop(h.host, h.queue.ready);
+    if (!head) return undefined;
+    const key = { host: h.host, ...head[1] };
+    const u = this.urls.get(key);
+    const recrawl = (u?.fetches ?? 0) > 0;
+    this.change(h, () => this.leaveReady(h, recrawl));
+    return { key, u, rank: head[0].rank, recrawl };
+  }
+
+  /** Recrawls whose time has come join the ready queue, with their importance. */
+  async promoteDue(h: HostState, now: number): Promise<void> {
+    for (let step = 0; step < MAX_STEPS_PER_TURN && h.queue.waiting > 0; step++) {
+      const head = await this.waiting.peek(h.host, h.queue.waiting);
+      if (!head || head[0].due > now) return;
+      this.waiting.remove(head[0]);
+      this.change(h, () => h.queue.waiting--);
+      const key = { host: h.host, ...head[1] };
+      const u = this.urls.get(key);
+      if (u) this.enqueueReady(h, key, u, true);
+    }
+  }
+
+  /** When the host's first recrawl is due (Infinity without any). */
+  async firstDue(h: HostState): Promise<number> {
+    if (h.queue.waiting === 0) return Infinity;
+    return (await this.waiting.peek(h.host, h.queue.waiting))?.[0].due ?? Infinity;
+  }
+
+  stop(key: UrlKey, u: UrlState): void {
+    this.urls.put(key, { ...u, phase: 'stopped' });
+  }
+
+  forget(host: string): void {
+    this.ready.forget(host);
+    this.waiting.forget(host);
+  }
+
+  private leaveReady(h: HostState, recrawl: boolean): void {
+    h.queue.ready--;
+    if (recrawl) h.queue.readyRecrawls--;
+  }
+
+  /** Applies a change to a host's counts and to the totals together. */
+  private change(h: HostState, apply: () => void): void {
+    this.account(h, -1);
+    apply();
+    this.account(h, +1);
+  }
+}
+
+const refOf = (k: UrlKey): UrlRef => ({ hi: k.hi, lo: k.lo });

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { openClickHouse, type ClickHouse } from '../../clickhouse/connection.js';
+import { testChdbDir } from '../../clickhouse/testing/test-engines.js';
+import { collectingLog } from '../../clickhouse/testing/test-harness.js';
+import { fetchResult, parsedPage } from '../../clickhouse/testing/test-fixtures.js';
+import { defaultCrawlConfig } from '../../contract/config.js';
+import type { InputRecord, ProcessorContext } from '../../engine/api.js';
+import { clickhouseSink } from './sink.js';
+
+const opened: ClickHouse[] = [];
+after(async () => {
+  for (const ch of opened) await ch.close();
+});
+
+function context(log = collectingLog(), logId = 'log-1'): ProcessorContext<object> & { counters: Map<string, number> } {
+  const counters = new Map<string, number>();
+  return {
+    processorName: 'sink', partition: 3, logId, log, counters,
+    metrics: { count: (name, by = 1) => counters.set(name, (counters.get(name) ?? 0) + by), gauge: () => {} },
+    now: () => Date.now(),
+    forward: () => assert.fail('the sink forwards nothing'),
+    store: () => assert.fail('the sink has no stores'),
+  };
+}
+
+const record = <N extends string, V>(topic: N, offset: number, value: V): InputRecord<N, V> =>
+  ({ topic, partition: 3, offset, timestamp: 0, key: 'a.test', value });
+
+const services = (ch: () => Promise<ClickHouse>, sinkName = 'live') => ({ config: defaultCrawlConfig(), clickhouse: ch, sinkName });
+
+test('should declare a concurrent, store-less processor named sink', () => {
+  assert.equal(clickhouseSink.name, 'sink');
+  assert.deepEqual(clickhouseSink.stores, []);
+  assert.deepEqual(clickhouseSink.concurrency, { maxInFlight: 20_000, perKeyOrder: false });
+  assert.match(clickhouseSink.delivery, /exactly once/i);
+});
+
+test('should resolve each record only once its rows are in ClickHouse, under the configured sink id', async () => {
+  const ch = await openClickHouse({ dataDir: testChdbDir(), database: `sink_proc_${process.pid}` });
+  opened.push(ch);
+  const sink = clickhouseSink.create(services(async () => ch, 'replay-7'));
+  const ctx = context();
+  await sink.init!(ctx);
+  assert.equal(sink.hasPendingWork!(), false);
+  const settled: number[] = [];
+  const pending = [
+    sink.process(record('fetched', 10, fetchResult({ fetch_id: 'a#1' })), ctx),
+    sink.process(record('parsed', 4, parsedPage({ fetch_id: 'a#1', title: 'Hello' })), ctx),
+    sink.process(record('fetched', 11, fetchResult({ fetch_id: 'a#2', kind: 'robots', url: 'http://a.test/robots.txt' })), ctx),
+  ].map((p, i) => Promise.resolve(p).then(() => settled.push(i)));
+  assert.equal(settled.length, 0);
+  assert.equal(sink.hasPendingWork!(), true, 'rows are queued for the next flush');
+  await Promise.all(pending);
+  assert.equal(sink.hasPendingWork!(), false);
+  // The schema was migrated by the sink itself: the database was empty.
+  const rows = await ch.query<{ t: string; sink_id: string; src_partition: number; src_offset: string }>(
+    `SELECT 'fetches' AS t, sink_id, src_partition, src_offset FROM fetches
+     UNION ALL SELECT 'robots' AS t, sink_id, src_partition, src_offset FROM robots
+     UNION ALL SELECT 'parsed_pages' AS t, sink_id, src_partition, src_offset FROM parsed_pages`,
+  );
+  assert.deepEqual(rows.map((r) => `${r.t} ${r.sink_id} ${r.src_partition}@${r.src_offset}`).sort(), [
+    'fetches replay-7:log-1 3@10', 'fetches replay-7:log-1 3@11', 'parsed_pages replay-7:log-1 3@4', 'robots replay-7:log-1 3@11',
+  ]);
+  assert.equal(ctx.counters.get('sink.rows'), 4);
+  await sink.close!();
+});
+
+test('should keep the positions of two logs apart, so a new log is never taken for one already written', async () => {
+  const ch = await openClickHouse({ dataDir: testChdbDir(), database: `sink_logs_${process.pid}` });
+  opened.push(ch);
+  // Two crawls (two data directories) into one ClickHouse: their offsets overlap, their rows must not.
+  for (const logId of ['crawl-a', 'crawl-b']) {
+    const sink = clickhouseSink.create(services(async () => ch));
+    const ctx = context(collectingLog(), logId);
+    await sink.init!(ctx);
+    await Promise.all([0, 1, 2].map((offset) => sink.process(record('fetched', offset, fetchResult({ fetch_id: `${logId}#${offset}` })), ctx)));
+    await sink.close!();
+  }
+  const [{ n }] = await ch.query<{ n: string }>('SELECT count() AS n FROM fetches FINAL');
+  assert.equal(Number(n), 6, 'both crawls\' rows are kept');
+});

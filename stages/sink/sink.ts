@@ -1,0 +1,91 @@
+// The sink: fetch attempts, robots.txt outcomes, parsed pages (with their links) and duplicate
+// findings go to ClickHouse for people to query the crawl's history.
+//
+// Concurrent without per-key order: `process` only converts the record and queues its rows; the
+// promise it returns settles once those rows are durably in ClickHouse, so the runtime commits
+// input positions only below records whose rows are written. Batching, retries and the
+// exactly-once bookkeeping live in clickhouse/sink-writer.ts.
+import type { ClickHouse } from '../../clickhouse/connection.js';
+import { robotsSummary } from '../../clickhouse/robots-digest.js';
+import { rowsForRecord } from '../../clickhouse/rows.js';
+import { migrate } from '../../clickhouse/schema.js';
+import { SinkWriter } from '../../clickhouse/sink-writer.js';
+import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../../engine/api.js';
+import type { CrawlConfig } from '../../contract/config.js';
+import { duplicates, fetched, parsed, skipped } from '../../contract/topics.js';
+
+const inputs = [fetched, parsed, duplicates, skipped] as const;
+type In = TopicValues<typeof inputs>;
+type Out = TopicValues<readonly []>;
+
+export interface SinkServices {
+  config: CrawlConfig;
+  clickhouse: () => Promise<ClickHouse>;
+  /** 'live', or a replay's own name: its positions are kept apart from the crawl's. */
+  sinkName: string;
+}
+
+export const clickhouseSink = defineProcessor({
+  name: 'sink',
+  description: 'Writes every fetch attempt, robots.txt outcome, parsed page with its links, and duplicate finding to ClickHouse.',
+  inputs,
+  outputs: [],
+  stores: [],
+  concurrency: { maxInFlight: 20_000, perKeyOrder: false },
+  delivery:
+    'Exactly once: each row carries its source offset, a record counts as done only once its rows are written, ' +
+    'and after a crash or a failed insert the sink skips what ClickHouse already holds; a replay writes newer rows that replace, never duplicate.',
+  create: (s: SinkServices) => new ClickHouseSinkProcessor(s),
+});
+
+/** Schemas are migrated once per process and ClickHouse connection, whatever the number of tasks. */
+const migrated = new WeakMap<ClickHouse, Promise<unknown>>();
+
+function migratedConnection(open: () => Promise<ClickHouse>): () => Promise<ClickHouse> {
+  return async () => {
+    const ch = await open();
+    let done = migrated.get(ch);
+    if (!done) {
+      done = migrate(ch).catch((err: unknown) => {
+        migrated.delete(ch);
+        throw err;
+      });
+      migrated.set(ch, done);
+    }
+    await done;
+    return ch;
+  };
+}
+
+class ClickHouseSinkProcessor implements Processor<In, Out> {
+  private writer: SinkWriter | undefined;
+
+  constructor(private readonly s: SinkServices) {}
+
+  init(ctx: ProcessorContext<Out>): void {
+    // Positions belong to the log they came from: a new data directory or recreated topics get a
+    // new log identity, so their offsets never hide behind an earlier log's.
+    const sinkId = `${this.s.sinkName}:${ctx.logId}`;
+    this.writer = new SinkWriter({ connect: migratedConnection(this.s.clickhouse), sinkId, log: ctx.log });
+  }
+
+  process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
+    if (!this.writer) throw new Error('the sink got a record before init');
+    const rows = rowsForRecord(record, robotsSummary, this.s.config.productToken);
+    ctx.metrics.count('sink.rows', rows.length);
+    return this.writer.write({ topic: record.topic, partition: record.partition, offset: record.offset }, rows);
+  }
+
+  /** The task moved away: insert nothing more, the new owner writes what this one had not. */
+  abandon(): void {
+    void this.writer?.abort();
+  }
+
+  hasPendingWork(): boolean {
+    return (this.writer?.pending ?? 0) > 0;
+  }
+
+  async close(): Promise<void> {
+    await this.writer?.close();
+  }
+}
