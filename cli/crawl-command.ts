@@ -13,6 +13,9 @@ import {
 } from './options.js';
 import { formatProgress, formatSummary, stderrLogger } from './progress.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
+import { formatUnfinished, STOP_FLAGS, UNFINISHED_STOP_EXIT } from './stop-report.js';
+import { DEFAULT_STOP_GRACE_MS } from '../engine/embedded/embedded-runtime.js';
+import { formatDuration } from './duration.js';
 
 export const DEFAULT_DATA_DIR = 'crawl-data';
 /** The crawl ran to its end but its results are incomplete: records lost to log damage before they were processed, records set aside as dead letters, WARC captures not written. */
@@ -33,6 +36,7 @@ export async function run(argv: string[]): Promise<number> {
     ...MODULE_FLAGS,
     ...WARC_FLAGS,
     ...METRICS_FLAGS,
+    ...STOP_FLAGS,
   });
   const modules = await loadModules(values);
   // Every option is checked before anything is read or written: a bad one must not leave a data directory behind.
@@ -56,6 +60,7 @@ export async function run(argv: string[]): Promise<number> {
     throw new UsageError(`--render ${config.render} needs Chromium: install Debian's chromium package, or give --chromium PATH or CRAWLSTREAM_CHROMIUM`);
   }
   const runFor = durationOption(values, 'run-for', LIMITS.runForMs);
+  const stopGraceMs = durationOption(values, 'stop-grace', LIMITS.stopGraceMs) ?? DEFAULT_STOP_GRACE_MS;
   const warc = warcOutputFrom(values);
   const metrics = metricsOptionsFrom(values);
   const dataDir = resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR);
@@ -69,7 +74,8 @@ export async function run(argv: string[]): Promise<number> {
   const onSignal = () => {
     interrupts++;
     if (interrupts === 1) {
-      log.info('stopping: fetches in flight finish and everything is committed; run the same command to resume (Ctrl-C again to quit at once)');
+      log.info(`stopping: no new work starts; work in flight gets up to ${formatDuration(stopGraceMs)} (--stop-grace) to finish and everything finished is committed; ` +
+        'run the same command to resume (Ctrl-C again to quit at once)');
       abort.abort();
     } else {
       process.exit(130);
@@ -99,6 +105,7 @@ export async function run(argv: string[]): Promise<number> {
       telemetry: served?.telemetry,
       log,
       signal: abort.signal,
+      stopGraceMs,
       onProgress: quiet ? undefined : (stats) => {
         const now = performance.now();
         const rate = ((stats.pages - last.pages) * 1000) / Math.max(1, now - last.at);
@@ -137,6 +144,10 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`WARC: ${unwritable} captures could not be written (see the warnings above); the archive in ${warc.dir} is incomplete\n`);
     code = LOST_RECORDS_EXIT;
   }
+  // Last, so that it is what a person reads: work a bounded stop left for the next run.
+  const unfinished = formatUnfinished(summary.unfinished, stopGraceMs, { clickhouse: values['clickhouse-url'] ? 'ClickHouse' : `${dataDir}/clickhouse`, warcDir: warc?.dir });
+  for (const line of unfinished) process.stdout.write(`${line}\n`);
+  if (unfinished.length && code === 0) code = UNFINISHED_STOP_EXIT;
   if (served) await lingerThenClose(served);
   return code;
 }

@@ -37,6 +37,8 @@ export interface SinkWriterOptions {
   maxDelayMs?: number;
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /** Told when an insert starts and ends, fails and works again (a stop says why rows were left). */
+  trouble?: { begin(): () => void; failed(message: string): void; working(): void };
 }
 
 interface Entry {
@@ -55,7 +57,8 @@ function nextVersion(): number {
   return lastVersion;
 }
 
-const DEFAULTS = { tables: SINK_TABLES, maxRows: 20_000, maxBytes: 8 * 1024 * 1024, maxDelayMs: 2_000, minBackoffMs: 100, maxBackoffMs: 30_000 };
+const NO_TROUBLE = { begin: () => () => undefined, failed: () => undefined, working: () => undefined };
+const DEFAULTS = { trouble: NO_TROUBLE, tables: SINK_TABLES, maxRows: 20_000, maxBytes: 8 * 1024 * 1024, maxDelayMs: 2_000, minBackoffMs: 100, maxBackoffMs: 30_000 };
 
 export class SinkWriter {
   private readonly opts: Required<SinkWriterOptions>;
@@ -194,14 +197,19 @@ export class SinkWriter {
     const version = nextVersion();
     for (;;) {
       if (this.aborted) return false;
+      const ended = this.opts.trouble.begin();
       try {
         const ch = (this.connection ??= await this.opts.connect());
         await this.awaitUnsettled(ch);
         await this.readPositions(ch, batch);
         await this.insertBatch(ch, batch, version, sunkAt);
+        ended();
+        this.opts.trouble.working();
         if (failures > 0) this.opts.log.info(`ClickHouse sink ${this.opts.sinkId}: writing again after ${failures} failed attempt(s)`);
         return true;
       } catch (err) {
+        ended();
+        this.opts.trouble.failed((err as Error).message);
         // The insert may have been applied before the error reached us: re-read what is there.
         this.known.clear();
         this.stats.failures++;

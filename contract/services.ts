@@ -14,6 +14,7 @@ import type { CrawlBudget } from './crawl-budget.js';
 import type { CrawlConfig } from './config.js';
 import type { FetchKind } from '../schemas/records.js';
 import type { WarcOutput } from '../warc/warc-output.js';
+import type { Troubles } from './troubles.js';
 
 /** One fetch that left this process, as it ended (abandoned ones too: the server may have seen them). */
 export interface FetchDone {
@@ -63,5 +64,7 @@ export interface CrawlServices {
   warc?: WarcOutput;
   /** One per process: every fetch task's requests to a host take turns here (processors/host-turns.ts). */
   hostTurns?: HostTurns;
+  /** What ClickHouse ('clickhouse') and the WARC directory ('warc') are failing at now: a stop that leaves work says why. */
+  troubles?: Troubles;
 }
 

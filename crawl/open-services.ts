@@ -14,6 +14,7 @@ import type { CrawlBudget } from '../contract/crawl-budget.js';
 import type { CrawlConfig } from '../contract/config.js';
 import type { WarcOutput } from '../warc/warc-output.js';
 import { NO_OBSERVER, type CrawlObserver, type CrawlServices } from '../contract/services.js';
+import { Troubles } from '../contract/troubles.js';
 
 export function createFetcher(config: CrawlConfig): HttpFetcher {
   return new HttpFetcher({
@@ -53,9 +54,10 @@ export function openCrawlServices(o: {
   const fetcher = createFetcher(o.config);
   const clickhouse = sharedClickHouse({ url: o.clickhouseUrl, dataDir: o.dataDir });
   const parsePool = new ParsePool(undefined, o.parserModule?.path);
+  const troubles = new Troubles();
   const services: CrawlServices = {
     config: o.config, fetcher, clickhouse, sinkName: o.sinkName ?? 'live', parsePool, parserModule: o.parserModule,
-    budget: o.budget, control: o.control ?? { paused: false }, rows: rowSinks(clickhouse), observer: o.observer ?? NO_OBSERVER, warc: o.warc,
+    budget: o.budget, control: o.control ?? { paused: false }, rows: rowSinks(clickhouse, troubles.of('clickhouse')), troubles, observer: o.observer ?? NO_OBSERVER, warc: o.warc,
     // Started on the first PDF: a crawl that meets none spawns no thread for them.
     pdfPool: new PdfPool({ threads: 1, timeoutMs: 20_000, maxMemoryMb: 256 }),
     hostTurns: new HostTurns(),

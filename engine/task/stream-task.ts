@@ -110,6 +110,11 @@ export class StreamTask<S = unknown> {
     return this.tracker(topic).committedBase();
   }
 
+  /** Records of `topic` below `end` that no commit has covered yet: the next start processes them. */
+  uncommittedBelow(topic: string, end: number): number {
+    return this.tracker(topic).uncommittedBelow(end);
+  }
+
   /** Backpressure: how many more records the runtime may hand over now. */
   capacity(): number {
     if (!this.lifecycle.accepting) return 0;
@@ -218,6 +223,7 @@ export class StreamTask<S = unknown> {
     }
     this.lifecycle.to('closing');
     await this.settled(Infinity);
+    if (this.lifecycle.state !== 'closing') return; // abandoned while it waited (a stop's grace ran out)
     await this.processor.close?.();
     this.exit = 'closed';
     this.lifecycle.to('closed');
@@ -240,15 +246,18 @@ export class StreamTask<S = unknown> {
     this.lifecycle.to('closed');
   }
 
-  /** Stops at once: work in progress is dropped and nothing more will be committed. */
-  async abandon(): Promise<void> {
+  /**
+   * Stops at once: work in progress is dropped and nothing more will be committed. `boundMs`: how
+   * long to wait for records told to stop (a bounded stop has none left to give).
+   */
+  async abandon(boundMs = STOP_GRACE_MS): Promise<void> {
     if (this.lifecycle.state === 'closed') return;
     this.lifecycle.to('abandoning');
     this.exit = 'abandoned';
     this.processor.abandon?.();
     for (const s of this.storeByName.values()) s.discardPending();
     this.ready = [];
-    await this.settled(STOP_GRACE_MS);
+    await this.settled(boundMs);
     await this.processor.close?.();
     this.lifecycle.to('closed');
   }

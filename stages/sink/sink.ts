@@ -13,6 +13,7 @@ import { SinkWriter } from '../../clickhouse/sink-writer.js';
 import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../../engine/api.js';
 import type { CrawlConfig } from '../../contract/config.js';
 import { duplicates, fetched, parsed, skipped } from '../../contract/topics.js';
+import type { Troubles } from '../../contract/troubles.js';
 
 const inputs = [fetched, parsed, duplicates, skipped] as const;
 type In = TopicValues<typeof inputs>;
@@ -23,6 +24,7 @@ export interface SinkServices {
   clickhouse: () => Promise<ClickHouse>;
   /** 'live', or a replay's own name: its positions are kept apart from the crawl's. */
   sinkName: string;
+  troubles?: Troubles;
 }
 
 export const clickhouseSink = defineProcessor({
@@ -66,7 +68,7 @@ class ClickHouseSinkProcessor implements Processor<In, Out> {
     // Positions belong to the log they came from: a new data directory or recreated topics get a
     // new log identity, so their offsets never hide behind an earlier log's.
     const sinkId = `${this.s.sinkName}:${ctx.logId}`;
-    this.writer = new SinkWriter({ connect: migratedConnection(this.s.clickhouse), sinkId, log: ctx.log });
+    this.writer = new SinkWriter({ connect: migratedConnection(this.s.clickhouse), sinkId, log: ctx.log, trouble: this.s.troubles?.of('clickhouse') });
   }
 
   process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
