@@ -139,6 +139,18 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`dead letters: ${summary.deadLetters} records could not be processed and were set aside in the dead-letters topic with their reasons (see the warnings above); this crawl's results are incomplete\n`);
     code = LOST_RECORDS_EXIT;
   }
+  // A parsing step that fails on pages leaves their rows without what it should have added.
+  const moduleFailures = summary.counters['parse.errors.parser-module'] ?? 0;
+  if (modules.parserModule && moduleFailures > 0) {
+    process.stdout.write(`parser module: ${moduleFailures} pages failed in ${modules.parserModule.path} (their parsed_pages rows carry the error, 'parser-module: …'; see the warnings above); this crawl's results are incomplete\n`);
+    code = LOST_RECORDS_EXIT;
+  }
+  // With a parser module, a parse that overran is that module's failure and was counted just above.
+  const parseTimeouts = modules.parserModule ? 0 : summary.counters['parse.parse-timeouts'] ?? 0;
+  if (parseTimeouts > 0) {
+    process.stdout.write(`parse: ${parseTimeouts} pages were not parsed within --module-timeout (parsed_pages.error 'parse-timeout: …'); this crawl's results are incomplete\n`);
+    code = LOST_RECORDS_EXIT;
+  }
   const unwritable = summary.counters['warc.unwritable'] ?? 0;
   if (warc && unwritable > 0) {
     process.stdout.write(`WARC: ${unwritable} captures could not be written (see the warnings above); the archive in ${warc.dir} is incomplete\n`);

@@ -17,8 +17,7 @@ export function formatUnfinished(unfinished: readonly UnfinishedWork[], graceMs:
     const why = u.why ? `: ${u.processor === 'warc' ? 'writing failed' : 'ClickHouse failed'}: ${u.why}` : '';
     if (u.processor === 'sink') return `not written: the rows of ${n} (fetches, pages, links, skipped URLs) are not in ${where.clickhouse} yet${why}`;
     if (u.processor === 'warc') return `not archived: ${n} of fetched pages have no WARC capture in ${where.warcDir ?? 'the WARC directory'} yet${why}`;
-    if (u.sink) return `not written: ${u.processor} had not finished ${n} (its rows are not in their table yet)${why}`;
-    return `not finished: ${u.processor} still held ${n} in progress`;
+    return `not finished: ${u.processor} still held ${n} in progress${why}`;
   });
   // The causes come last: they are what a person reads first at the end of the output.
   return [

@@ -27,6 +27,8 @@ export interface EmbeddedCrawlOptions {
   /** A user's parsing step (--parser-module) and users' own processors (--processor-module). */
   parserModule?: ParserModule;
   processorModules?: ProcessorModule[];
+  /** --module-timeout: how long one page's parse may take (processor modules carry their own bound). */
+  moduleTimeoutMs?: number;
   /** Process-level rendering options (--chromium, --render-concurrency). */
   chromiumPath?: string;
   renderConcurrency?: number;
@@ -77,6 +79,7 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
   const budget = new CrawlBudget(options.config.maxPages);
   const open = openCrawlServices({
     config: options.config, clickhouseUrl: options.clickhouseUrl, dataDir: options.dataDir, parserModule: options.parserModule, budget,
+    parseTimeoutMs: options.moduleTimeoutMs,
     chromiumPath: options.chromiumPath, renderConcurrency: options.renderConcurrency, log: options.log.warn,
     observer: options.telemetry, warc: options.warc,
   });

@@ -25,6 +25,8 @@ export interface WorkerOptions {
   dataDir: string;
   log: Logger;
   parserModule?: ParserModule;
+  /** --module-timeout: how long one page's parse may take. */
+  moduleTimeoutMs?: number;
   /** Users' own processors (--processor-module), added to the crawl's topology. */
   processorModules?: ProcessorModule[];
   chromiumPath?: string;
@@ -65,7 +67,7 @@ export class KafkaWorker {
     const state = await awaitClusterState<Partial<CrawlConfig>>(cluster, log, this.o.signal);
     const config = { ...defaultCrawlConfig(state.options), allowNetworks: this.o.allowNetworks };
     const open = openCrawlServices({
-      config, clickhouseUrl: this.o.clickhouseUrl, parserModule: this.o.parserModule, control: this.control,
+      config, clickhouseUrl: this.o.clickhouseUrl, parserModule: this.o.parserModule, parseTimeoutMs: this.o.moduleTimeoutMs, control: this.control,
       chromiumPath: this.o.chromiumPath, renderConcurrency: this.o.renderConcurrency, log: log.warn, observer: this.o.telemetry, warc: this.o.warc,
     });
     this.closers.push(() => open.close());

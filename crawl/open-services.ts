@@ -42,6 +42,8 @@ export function openCrawlServices(o: {
   dataDir?: string;
   sinkName?: string;
   parserModule?: ParserModule;
+  /** How long one page's parse may take (--module-timeout). */
+  parseTimeoutMs?: number;
   budget?: CrawlBudget;
   control?: RuntimeControl;
   /** Process-level rendering options: --chromium PATH, --render-concurrency N. */
@@ -53,7 +55,7 @@ export function openCrawlServices(o: {
 }): OpenServices {
   const fetcher = createFetcher(o.config);
   const clickhouse = sharedClickHouse({ url: o.clickhouseUrl, dataDir: o.dataDir });
-  const parsePool = new ParsePool(undefined, o.parserModule?.path);
+  const parsePool = new ParsePool(undefined, o.parserModule?.path, { timeoutMs: o.parseTimeoutMs });
   const troubles = new Troubles();
   const services: CrawlServices = {
     config: o.config, fetcher, clickhouse, sinkName: o.sinkName ?? 'live', parsePool, parserModule: o.parserModule,

@@ -210,9 +210,13 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
     if (this.stopping || this.draining) return { unfinished: [] };
     this.draining = true;
     for (const t of this.timers) clearInterval(t);
-    const deadline = performance.now() + (options.graceMs ?? DEFAULT_STOP_GRACE_MS);
-    let timer: NodeJS.Timeout | undefined;
-    const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - performance.now()))));
+    const graceMs = options.graceMs ?? DEFAULT_STOP_GRACE_MS;
+    const deadline = performance.now() + graceMs;
+    const timers: NodeJS.Timeout[] = [];
+    const after = (ms: number) => new Promise<void>((resolve) => timers.push(setTimeout(resolve, Math.max(0, ms))));
+    const graceOver = after(graceMs);
+    // A stage that cannot finish may take half the grace; the sinks keep the rest to write what the others committed.
+    const othersOver = after(graceMs / 2);
     let unfinished: Unfinished[] = [];
     try {
       if (!this.fatal) {
@@ -223,7 +227,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
         const sinks = this.tasks.filter((t) => t.node.definition.outputs.length === 0);
         const others = Promise.all(this.tasks.filter((t) => !sinks.includes(t)).map((t) => t.close()));
         // Once a commit has failed, nothing the records in progress do can be committed.
-        await Promise.race([others, this.fatalSignal, graceOver]);
+        await Promise.race([others, this.fatalSignal, othersOver]);
         if (!this.fatal) await Promise.race([this.commits.now(), this.fatalSignal]);
         if (!this.fatal) {
           await catchUp({ tasks: sinks, endOf: (t, p) => this.log(t, p).end, pump: (t) => this.pumpSoon(t), failed: () => !!this.fatal,
@@ -242,7 +246,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
         if (options.dropTopics?.length && !this.fatal) await this.dropTopics(options.dropTopics);
       }
     } finally {
-      clearTimeout(timer);
+      for (const t of timers) clearTimeout(t);
       this.commits.close();
       for (const log of this.logs.values()) log.close();
       await this.db.close();

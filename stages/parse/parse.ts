@@ -7,7 +7,7 @@ import type { CrawlConfig } from '../../contract/config.js';
 import { discoveredUrls, fetched, parsed } from '../../contract/topics.js';
 import { analyzeBody, type BodyAnalysis, type BodyInput } from '../../parsing/analyze-body.js';
 import type { ParserModule } from '../../parsing/parser-module.js';
-import type { ParsePool } from '../../parsing/parse-pool.js';
+import { ParseTimeoutError, type ParsePool } from '../../parsing/parse-pool.js';
 import { hostKey } from '../../url/canonicalize.js';
 import type { PdfPool } from '../../pdf/pdf-pool.js';
 import { analyzeOther } from './content-route.js';
@@ -110,13 +110,27 @@ export class Parse implements Processor<In, Out> {
   /** HTML goes to the parse workers; PDFs and plain text took their own path before this. */
   private async analyzeHtml(input: BodyInput, url: string, ctx: ProcessorContext<Out>): Promise<BodyAnalysis> {
     if (!this.options.pool) return analyzeBody(input, this.options.parserModule);
-    // A worker that died takes its pages with it: parse them here rather than lose them.
+    // A worker that died takes its pages with it: parse them here rather than lose them. A page that
+    // overran its bound is not parsed again here, where it could hold the event loop as long.
     return this.options.pool.analyze(input).catch((err: Error) => {
+      if (err instanceof ParseTimeoutError) {
+        ctx.metrics.count('parse-timeouts');
+        ctx.log.warn(`parse: ${url}: ${err.message}; recorded with the error, its links not followed`);
+        return overran(err, this.options.parserModule !== undefined);
+      }
       ctx.metrics.count('parse-worker-failures');
       ctx.log.warn(`parse: a worker thread failed on ${url} (${err.message}); parsed in the main thread instead`);
       return analyzeBody(input, this.options.parserModule);
     });
   }
+}
+
+/** A page whose parse overran: nothing extracted, the reason in `error` (a parser module's when one is loaded). */
+function overran(err: ParseTimeoutError, withModule: boolean): BodyAnalysis {
+  return {
+    kind: 'html', error: `${withModule ? 'parser-module: timeout' : 'parse-timeout'}: ${err.message}`, truncated: false, title: '', canonical: '',
+    lang: '', metaNoindex: false, metaNofollow: false, textLength: 0, text: '', contentHash: '', simhash: new Uint8Array(8), links: [],
+  };
 }
 
 export const parseProcessor = defineProcessor({
