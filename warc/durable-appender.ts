@@ -93,6 +93,8 @@ export class DurableAppender {
     this.writer = undefined;
     this.stopped = true;
     if (!w) return;
+    // Stopped while waiting to retry (a full disk): its next open recovers the file, as after a crash.
+    if (w.failed) return void (await w.discard());
     try {
       await w.close();
     } catch (err) {

@@ -157,6 +157,11 @@ export class WarcWriter {
     return new WarcWriter(opts, lastOffset, seq, recovery);
   }
 
+  /** A write or flush failed: resume() (or discard()) before anything else. */
+  get failed(): boolean {
+    return this.broken !== undefined;
+  }
+
   /** The highest source offset already in a file (-1 when none): skip records up to it. */
   get lastSourceOffset(): number {
     return this.lastOffset;

@@ -68,7 +68,8 @@ export class StreamTask<S = unknown> {
     this.handler = new RecordHandler({
       id: this.id, node: this.node, processor: this.processor, codecs: options.codecs, stores: this.storeList, metrics: this.metrics,
       log: options.log, clock: options.clock, declared: this.declared,
-      handingOver: () => this.lifecycle.state === 'handing-over',
+      // Abandoned too (a stop whose grace ran out): a record it interrupts did not fail, it is left for the next start.
+      handingOver: () => this.lifecycle.state === 'handing-over' || this.lifecycle.state === 'abandoning',
       finish: (r) => this.tracker(r.topic).finish(r.offset),
     });
   }
