@@ -7,6 +7,7 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickh
 import { createChdbConnection } from 'chdb/connection';
 import type { Logger } from '../engine/api.js';
 import { checkDamage, describeDamage, type DamageCheck, type DamagedPart } from './damage.js';
+import { whyNotWritable } from '../engine/embedded/dir-access.js';
 
 type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
 
@@ -238,6 +239,9 @@ function explainChdbOpenFailure(dir: string, err: Error): string {
         'stop that crawl, or run this command with the same data directory once it has finished';
     }
   }
+  // Embedded ClickHouse writes its status file even to read: a read-only copy of a crawl cannot be opened.
+  const problem = whyNotWritable(dir);
+  if (problem) return `cannot open the embedded ClickHouse store ${dir}: ${problem}, and embedded ClickHouse writes there even to read (copy the data directory somewhere writable)`;
   return `cannot open the embedded ClickHouse store ${dir}: ${err.message}`;
 }
 

@@ -14,6 +14,7 @@ import type { ParserModule } from '../parsing/parser-module.js';
 import type { ProcessorModule } from './processor-module.js';
 import { EmbeddedRuntime, type Unfinished } from '../engine/embedded/embedded-runtime.js';
 import { setAsideLogAndState } from '../engine/embedded/data-dir.js';
+import { whyNotWritable } from '../engine/embedded/dir-access.js';
 import { crawlStats, type CrawlStats } from './stats.js';
 import type { WarcOutput } from '../warc/warc-output.js';
 import { lagEntries, type CrawlTelemetry } from './telemetry.js';
@@ -68,7 +69,13 @@ export interface UnfinishedWork extends Unfinished {
 }
 
 export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<CrawlSummary> {
-  mkdirSync(options.dataDir, { recursive: true });
+  try {
+    mkdirSync(options.dataDir, { recursive: true });
+  } catch (err) {
+    // A recursive mkdir on a read-only disk says ENOENT: say what is really wrong.
+    const problem = whyNotWritable(options.dataDir);
+    throw new Error(problem ? `the data directory ${options.dataDir} cannot be made: ${problem}` : (err as Error).message, { cause: err });
+  }
   if (options.resetState) {
     const aside = await setAsideLogAndState(options.dataDir);
     options.log.info(aside
