@@ -232,6 +232,14 @@ describe('parse', () => {
     assert.match(unread.parsed[0].value.error, /^pdf: this process extracts no PDFs/);
   });
 
+  it('should parse HTML served as a PDF as the HTML it is, not leave an empty row with no error', async () => {
+    const { parsed, discovered } = await parse(fetched(page('<title>Not a PDF</title>', LINKS), { content_type: 'application/pdf', charset: '' }));
+    assert.equal(parsed[0].value.title, 'Not a PDF');
+    assert.equal(parsed[0].value.error, '');
+    assert.ok(parsed[0].value.links.length >= 4);
+    assert.ok(discovered.length > 0);
+  });
+
   it('should keep plain text as text and follow no "links" in it, as a browser shows it as text', async () => {
     const plain = await parse(fetched('Line one.\n\n  Line   two.', { content_type: 'text/plain' }));
     assert.equal(plain.parsed[0].value.text, 'Line one. Line two.');

@@ -68,7 +68,9 @@ export class Parse implements Processor<In, Out> {
       contentType: rendered ? 'text/html' : r.content_type, charset: rendered ? 'utf-8' : r.charset, url: r.final_url,
       productToken: config.productToken, maxBodyBytes: config.maxBodyBytes, maxParseBytes: MAX_PARSE_BYTES,
     };
-    const a = (rendered ? undefined : await analyzeOther(r, config.maxBodyBytes, this.options.pdfPool)) ?? await this.analyzeHtml(input, r.url, ctx);
+    const other = rendered ? undefined : await analyzeOther(r, config.maxBodyBytes, this.options.pdfPool);
+    // No other route took it: the body is HTML whatever its header said (HTML served as a PDF).
+    const a = other ?? await this.analyzeHtml({ ...input, contentType: 'text/html' }, r.url, ctx);
     if (a.kind === 'unreadable') ctx.metrics.count('errors.stored-body');
     else if (a.kind === 'other') ctx.metrics.count('not-parsed');
     else ctx.metrics.count(a.kind === 'html' ? 'pages' : `pages.${a.kind}`);
