@@ -38,6 +38,8 @@ export interface BodyAnalysis {
   contentHash: string;
   simhash: Uint8Array;
   links: ExtractedLink[];
+  /** Links the page had over the per-page cap, not kept (at least this many). */
+  linksCut?: number;
 }
 
 const ZERO = new Uint8Array(8);
@@ -64,6 +66,7 @@ export function analyzeBody(input: BodyInput, parserModule?: ParserModule): Body
   }
   const { html } = decodeHtml(body, input.charset);
   let extract = extractPage(html, input.url, input.productToken);
+  const linksCut = extract.linksCut ?? 0; // ours: a parser module's page may not carry it
   if (parserModule) {
     try {
       extract = parserModule.transform(extract, { url: input.url, html });
@@ -78,6 +81,6 @@ export function analyzeBody(input: BodyInput, parserModule?: ParserModule): Body
   return {
     ...out, kind: 'html', title: extract.title, canonical: extract.canonical, lang: extract.lang,
     metaNoindex: extract.metaNoindex, metaNofollow: extract.metaNofollow, textLength: extract.textLength, text: extract.text,
-    contentHash: extract.contentHash, simhash: extract.simhash, links: extract.links,
+    contentHash: extract.contentHash, simhash: extract.simhash, links: extract.links, linksCut,
   };
 }

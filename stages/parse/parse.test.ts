@@ -43,6 +43,7 @@ async function parse(value: FetchResult, config: Record<string, unknown> = {}, s
   const out = {
     parsed: d.readOutput('parsed'),
     discovered: d.readOutput('discovered-urls'),
+    skipped: d.readOutput('skipped'),
     dead: d.readOutput('dead-letters'),
   };
   await d.close();
@@ -155,11 +156,36 @@ describe('parse', () => {
     assert.deepEqual(r.value.more, [], 'a redirect target is a record of its own');
   });
 
+  it('should not send a redirect target past the last allowed hop on, and leave a skipped row saying so', async () => {
+    const { discovered, skipped } = await parse(fetched('', {
+      status: 302, final_url: 'http://moved.test:9000/sixth', redirect_hops: 5, redirect_chain: [`http://${HOST}/start`], content_type: '', charset: '',
+    }));
+    assert.deepEqual(discovered, []);
+    assert.equal(skipped.length, 1);
+    const [s] = skipped;
+    assert.equal(s.key, 'moved.test:9000');
+    assert.deepEqual({ url: s.value.url, reason: s.value.reason, source: s.value.source_url }, { url: 'http://moved.test:9000/sixth', reason: 'too-many-redirects', source: PAGE });
+    assert.match(s.value.detail, new RegExp(`^5 redirects followed from http://${HOST.replace(/\./g, '\\.')}/start; this target was not requested$`));
+  });
+
+  it('should say, in a skipped row, that a page had more links than are kept', async () => {
+    const many = Array.from({ length: 5_300 }, (_, i) => `<a href="/l/${i}">${i}</a>`).join('');
+    const { parsed, discovered, skipped } = await parse(fetched(page('<title>Links</title>', many)));
+    assert.equal(parsed[0].value.links.length, 5_000);
+    assert.equal(discovered.reduce((n, r) => n + 1 + r.value.more.length, 0), 5_000);
+    assert.equal(skipped.length, 1);
+    assert.equal(skipped[0].value.reason, 'links-per-page');
+    assert.equal(skipped[0].value.url, PAGE);
+    assert.match(skipped[0].value.detail, /^the page has more than 5000 links: the first 5000 were kept, at least 300 more were not followed$/);
+    const few = await parse(fetched(page('<title>Links</title>', LINKS)));
+    assert.deepEqual(few.skipped, []);
+  });
+
   it('should produce nothing for a robots.txt fetch', async () => {
     const out = await parse(fetched('User-agent: *\nDisallow: /\n<a href="/x">x</a>', {
       kind: 'robots', url: `http://${HOST}/robots.txt`, final_url: `http://${HOST}/robots.txt`, content_type: 'text/html',
     }));
-    assert.deepEqual(out, { parsed: [], discovered: [], dead: [] });
+    assert.deepEqual(out, { parsed: [], discovered: [], skipped: [], dead: [] });
   });
 
   it('should record a non-HTML body with the hash of its bytes and no links', async () => {
@@ -198,8 +224,8 @@ describe('parse', () => {
   it('should not parse a failed fetch or an error status as a page', async () => {
     const failed = await parse(fetched('', { status: 0, error: 'connect: refused', content_type: '' }));
     const notFound = await parse(fetched(page('<title>Not found</title>', LINKS), { status: 404 }));
-    assert.deepEqual(failed, { parsed: [], discovered: [], dead: [] });
-    assert.deepEqual(notFound, { parsed: [], discovered: [], dead: [] });
+    assert.deepEqual(failed, { parsed: [], discovered: [], skipped: [], dead: [] });
+    assert.deepEqual(notFound, { parsed: [], discovered: [], skipped: [], dead: [] });
   });
   it('should read a PDF, also one served as octet-stream, and follow its link annotations', async () => {
     const pool = new PdfPool({ threads: 1 });

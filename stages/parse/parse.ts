@@ -4,7 +4,8 @@
 import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../../engine/api.js';
 import { NO_HINTS, type DiscoveredEntry, type DiscoveredUrl, type FetchResult, type ParsedPage } from '../../schemas/records.js';
 import type { CrawlConfig } from '../../contract/config.js';
-import { discoveredUrls, fetched, parsed } from '../../contract/topics.js';
+import { discoveredUrls, fetched, parsed, skipped } from '../../contract/topics.js';
+import { MAX_LINKS_PER_PAGE } from '../../parsing/extract-page.js';
 import { analyzeBody, type BodyAnalysis, type BodyInput } from '../../parsing/analyze-body.js';
 import type { ParserModule } from '../../parsing/parser-module.js';
 import { ParseTimeoutError, type ParsePool } from '../../parsing/parse-pool.js';
@@ -43,7 +44,8 @@ function linkHost(url: string): string | undefined {
 
 const inputs = [fetched] as const;
 // A replay discards discovered-urls (engine/replay/replay-plan.ts): re-parsing never feeds the frontier.
-const outputs = [parsed, discoveredUrls] as const;
+// skipped: work a cap drops here (links over the per-page cap, a redirect past the last hop) is a row.
+const outputs = [parsed, discoveredUrls, skipped] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
@@ -56,7 +58,15 @@ export class Parse implements Processor<In, Out> {
     if (r.kind !== 'page') return; // robots.txt and sitemaps are read where they are fetched
     const now = ctx.now();
     if (r.status >= 300 && r.status < 400 && r.final_url !== r.url) {
-      this.discover(ctx, [{ url: r.final_url, anchor: '', ...NO_HINTS }], r, r.depth, 'redirect', r.redirect_hops + 1, now);
+      const hops = r.redirect_hops + 1;
+      if (hops > config.maxRedirects) {
+        // normalize would drop it with a counter only: the chain's end is a row a data engineer can find.
+        ctx.metrics.count('redirects.too-many');
+        const first = r.redirect_chain[0] ?? r.source_url;
+        this.skip(ctx, r, r.final_url, r.depth, 'too-many-redirects', `${config.maxRedirects} redirects followed${first ? ` from ${first}` : ''}; this target was not requested`, now);
+        return;
+      }
+      this.discover(ctx, [{ url: r.final_url, anchor: '', ...NO_HINTS }], r, r.depth, 'redirect', hops, now);
       return;
     }
     if (r.status < 200 || r.status >= 300) return;
@@ -91,6 +101,17 @@ export class Parse implements Processor<In, Out> {
     if (depth > config.maxDepth) return;
     const followed = a.links.filter((l) => !l.nofollow).map((l) => ({ url: l.url, anchor: l.anchor, ...NO_HINTS }));
     this.discover(ctx, followed, r, depth, 'link', 0, now);
+    if (a.linksCut) {
+      ctx.metrics.count('links.cut', a.linksCut);
+      this.skip(ctx, r, r.final_url, depth, 'links-per-page',
+        `the page has more than ${MAX_LINKS_PER_PAGE} links: the first ${a.links.length} were kept, at least ${a.linksCut} more were not followed`, now);
+    }
+  }
+
+  /** Work a cap dropped, as a `skipped` row (keyed by the URL's own host, as the table is). */
+  private skip(ctx: ProcessorContext<Out>, from: FetchResult, url: string, depth: number, reason: string, detail: string, now: number): void {
+    const host = linkHost(url) ?? from.host;
+    ctx.forward('skipped', host, { url, host, reason, detail, depth, source_url: from.url, decided_at: now });
   }
 
   /** One discovered-urls record per host key (more when a host's share is over the batch bound). */
