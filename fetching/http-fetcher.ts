@@ -10,6 +10,9 @@ import { ResponseCollector, type ErrorKind } from './response-collector.js';
 import { parseContentType, resolveLocation } from './response-head.js';
 import { parseRetryAfter } from './retry-after.js';
 import { SocketBudget, originKey } from './socket-budget.js';
+import { describeCertificateProblem, tlsConnectOptions, type TargetTlsOptions, type TlsOptions } from './tls-policy.js';
+import { proxyName, type ProxyEndpoint, type ProxyRoute } from './proxy-route.js';
+import { proxyConnector, tunnelConnector } from './proxy-connector.js';
 
 export type { ErrorKind } from './response-collector.js';
 
@@ -22,6 +25,10 @@ export interface FetcherOptions {
   dnsCacheMs?: number;           // default 5 minutes
   /** Replaces system DNS (tests, synthetic webs); its answers still go through the network policy. */
   resolve?: Resolver;
+  /** Certificate checks (default: refuse bad certificates, Node's bundled roots). */
+  tls?: TlsOptions;
+  /** Which requests go through a proxy (--proxy, HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
+  proxy?: ProxyRoute;
 }
 
 export interface FetchInit {
@@ -67,6 +74,8 @@ export interface FetchOutcome {
   responseHeaders: [string, string][];  // as received: order, case, repeats
   /** A response arrived but its body is not whole (our caps, a timeout, a reset, an abort, undecodable). */
   incomplete: boolean;
+  /** With --tls-verify record: why the server's certificate would have been refused ('' when it verified, or not TLS). */
+  tlsProblem: string;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -91,6 +100,11 @@ export class HttpFetcher {
   private readonly dns: DnsCache;
   private readonly budget: SocketBudget;
   private readonly agent: Agent;
+  private readonly tls: TargetTlsOptions;
+  private readonly recordTls: boolean;
+  private readonly proxy: ProxyRoute | undefined;
+  /** Per proxy: an agent for CONNECT tunnels (https targets) and one forwarding http requests to it. */
+  private readonly proxyAgents = new Map<string, { tunnel: Agent; forward: Agent }>();
   private closed = false;
   /** Hostname → the address its current request was resolved to (FetchInit.address). */
   private readonly pins = new Map<string, string>();
@@ -107,10 +121,18 @@ export class HttpFetcher {
     this.policy = new NetworkPolicy(options.allowNetworks ?? []);
     this.dns = new DnsCache(options.dnsCacheMs ?? 5 * 60_000, options.resolve);
     this.budget = new SocketBudget(maxConnections);
+    this.tls = tlsConnectOptions(options.tls ?? { verify: 'on', ca: '' });
+    this.recordTls = options.tls?.verify === 'record';
+    this.proxy = options.proxy?.active ? options.proxy : undefined;
     const lookup = policyLookup(this.dns, this.policy, (hostname) => this.pins.get(hostname.toLowerCase()));
-    const connector = guardConnector(buildConnector({ timeout: this.connectTimeoutMs, lookup }) as never);
-    this.agent = new Agent({
-      connect: this.budget.wrap(connector) as never,
+    // The pinned address is the one dialled (lookup); TLS then runs on that socket with SNI and the
+    // certificate check carrying the URL's host name.
+    this.agent = this.makeAgent(buildConnector({ timeout: this.connectTimeoutMs, lookup, ...this.tls }) as never, maxConnections);
+  }
+
+  private makeAgent(connector: Parameters<typeof guardConnector>[0], maxConnections: number): Agent {
+    return new Agent({
+      connect: this.budget.wrap(guardConnector(connector) as never) as never,
       connections: maxConnections, // per origin; the budget keeps the total under the same number
       pipelining: 1,
       headersTimeout: this.headersTimeoutMs,
@@ -118,6 +140,19 @@ export class HttpFetcher {
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
     });
+  }
+
+  private proxyAgent(p: ProxyEndpoint): { tunnel: Agent; forward: Agent } {
+    const name = p.url.href;
+    let agents = this.proxyAgents.get(name);
+    if (!agents) {
+      agents = {
+        tunnel: this.makeAgent(tunnelConnector(p, this.connectTimeoutMs, this.tls) as never, this.budget.max),
+        forward: this.makeAgent(proxyConnector(p, this.connectTimeoutMs) as never, this.budget.max),
+      };
+      this.proxyAgents.set(name, agents);
+    }
+    return agents;
   }
 
   /** Never throws, never follows redirects (the crawler re-schedules each hop itself). */
@@ -136,6 +171,7 @@ export class HttpFetcher {
     this.closed = true;
     this.budget.close();
     await this.agent.close();
+    for (const { tunnel, forward } of this.proxyAgents.values()) await Promise.all([tunnel.close(), forward.close()]);
   }
 
   private async run(
@@ -171,11 +207,14 @@ export class HttpFetcher {
     // Time spent queued for a slot is not the server's fault: the request's clock starts now.
     const startedAt = Date.now();
     const t0 = performance.now();
-    const key = originKey(url.protocol, url.hostname, url.port);
+    const proxy = this.proxy?.proxyFor(url);
+    // Forwarded requests share the proxy's sockets: the budget counts them under the proxy's origin.
+    const forwarded = proxy !== undefined && url.protocol === 'http:';
+    const key = forwarded ? originKey(proxy.url.protocol, proxy.url.hostname, proxy.url.port) : originKey(url.protocol, url.hostname, url.port);
     this.budget.begin(key);
     let settled: Promise<void> = Promise.resolve();
     try {
-      const r = await this.exchange(url, init, startedAt, t0, key);
+      const r = await this.exchange(url, init, startedAt, t0, key, proxy);
       settled = r.settled;
       return r.outcome;
     } finally {
@@ -202,6 +241,7 @@ export class HttpFetcher {
     startedAt: number,
     t0: number,
     key: string,
+    proxy: ProxyEndpoint | undefined,
   ): Promise<{ outcome: FetchOutcome; settled: Promise<void> }> {
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     const port = url.port || (url.protocol === 'https:' ? '443' : '80');
@@ -213,9 +253,10 @@ export class HttpFetcher {
       // body can be hashed by whoever needs it; a streamed one cannot, so only streams are hashed here.
       sha1: init.bodySink !== undefined,
       startedAt: t0,
-      describeTarget: target,
+      describeTarget: proxy ? `${target} through the proxy ${proxyName(proxy)}` : target,
       connectTimeoutMs: this.connectTimeoutMs,
       headersTimeoutMs: this.headersTimeoutMs,
+      https: url.protocol === 'https:',
     });
     const phase = () => (collector.responseStarted ? 'while reading the body' : 'before a response arrived');
     const timer = setTimeout(
@@ -231,12 +272,12 @@ export class HttpFetcher {
     try {
       if (init.address) this.pins.set(host.toLowerCase(), init.address);
       else this.pins.delete(host.toLowerCase());
-      const checked = init.address ? this.checkAddresses([init.address]) : await this.checkDestination(host, collector);
+      const checked = init.address ? this.checkAddresses([init.address]) : await this.checkDestination(host, collector, proxy !== undefined);
       if ('kind' in checked) collector.stop(checked.kind, checked.message);
       else if (!collector.isDecided) {
         checkedAddress = checked.address;
         dispatched = true;
-        sent = this.dispatch(url, init.headers, collector);
+        sent = this.dispatch(url, init.headers, collector, proxy);
       }
       const c = await collector.result;
       // undici frees a keep-alive socket for the next request in a setImmediate after the response
@@ -245,6 +286,12 @@ export class HttpFetcher {
       const head = c.head;
       const { contentType, charset } = parseContentType(head?.first('content-type'));
       let { errorKind, error } = c;
+      let status = c.status;
+      if (proxy) ({ status, errorKind, error } = proxyVerdict(proxy, url, c, head));
+      if (status === 0 && c.status > 0) {
+        // The proxy answered in the target's place: no response of the target to record.
+        return { outcome: { ...failure(startedAt, t0, errorKind, error.slice(error.indexOf(':') + 1).trim()), requestHeaders: sent }, settled: collector.settled };
+      }
       // Decided by the collector, before the redirect check below (which finds a whole body wanting).
       const incomplete = c.status > 0 && c.errorKind !== '';
       let location = c.status >= 300 && c.status < 400 ? resolveLocation(head?.first('location'), url) : '';
@@ -253,8 +300,9 @@ export class HttpFetcher {
         error = `protocol: ${c.status} redirect without a usable Location header`;
         location = '';
       }
+      const tlsCode = status > 0 && this.recordTls && url.protocol === 'https:' ? this.budget.tlsProblem(key) : '';
       const outcome: FetchOutcome = {
-        status: c.status,
+        status,
         error,
         errorKind,
         headers: head ? head.headers : {},
@@ -268,15 +316,16 @@ export class HttpFetcher {
         startedAt,
         elapsedMs: Math.round(performance.now() - t0),
         ttfbMs: Math.round(c.ttfbMs),
-        remoteAddress: c.status > 0 ? this.budget.remoteAddress(key) || checkedAddress : '',
+        remoteAddress: status > 0 ? this.budget.remoteAddress(key) || checkedAddress : '',
         location,
         retryAfterMs: parseRetryAfter(head?.first('retry-after'), Date.now()),
         method: 'GET',
         requestHeaders: sent,
-        httpVersion: c.status > 0 ? '1.1' : '',
+        httpVersion: status > 0 ? '1.1' : '',
         statusText: c.statusText,
         responseHeaders: c.rawHeaders,
         incomplete,
+        tlsProblem: tlsCode ? describeCertificateProblem(tlsCode) : '',
       };
       // Requests that never reached undici (refused, DNS failure) hold no socket: free their slot now.
       return { outcome, settled: dispatched ? collector.settled : Promise.resolve() };
@@ -290,6 +339,7 @@ export class HttpFetcher {
   private async checkDestination(
     host: string,
     collector: ResponseCollector,
+    proxied = false,
   ): Promise<{ kind: ErrorKind; message: string } | { address: string }> {
     let addresses: string[];
     if (isIP(host)) {
@@ -303,6 +353,8 @@ export class HttpFetcher {
       try {
         addresses = await Promise.race([this.dns.resolve(host), slow, collector.result.then(() => [])]);
       } catch (err) {
+        // Behind a proxy, a name local DNS does not know is the proxy's to resolve (and to police).
+        if (proxied) return { address: '' };
         return { kind: 'dns', message: (err as Error).message };
       } finally {
         clearTimeout(timer);
@@ -322,9 +374,15 @@ export class HttpFetcher {
    * The address a request to `hostname` would connect to, under the network policy: what the crawl's
    * resolve stage keys requests by, so that hosts on one server share its limit. Never throws.
    */
-  async resolveAddress(hostname: string): Promise<{ address: string } | { kind: ErrorKind; message: string }> {
+  async resolveAddress(hostname: string, url?: string): Promise<{ address: string; key?: string } | { kind: ErrorKind; message: string }> {
     const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
     if (isIP(host)) return this.checkAddresses([host]);
+    let proxied = false;
+    try {
+      proxied = url !== undefined && this.proxy?.proxyFor(new URL(url)) !== undefined;
+    } catch {
+      // an unparsable URL fails at fetch time, with its reason
+    }
     let timer: NodeJS.Timeout | undefined;
     try {
       const addresses = await Promise.race([
@@ -335,6 +393,8 @@ export class HttpFetcher {
       ]);
       return this.checkAddresses(addresses);
     } catch (err) {
+      // Behind a proxy the server's address is unknown here: requests are grouped by host name instead.
+      if (proxied) return { address: '', key: `${host.toLowerCase()} (through the proxy)` };
       return { kind: 'dns', message: (err as Error).message };
     } finally {
       clearTimeout(timer);
@@ -342,27 +402,50 @@ export class HttpFetcher {
   }
 
   /** Returns the header lines sent, as undici writes them: host first, then ours in order (its own hop-by-hop Connection aside). */
-  private dispatch(url: URL, extra: Record<string, string> | undefined, collector: ResponseCollector): [string, string][] {
+  private dispatch(url: URL, extra: Record<string, string> | undefined, collector: ResponseCollector, proxy: ProxyEndpoint | undefined): [string, string][] {
     const headers: Record<string, string> = {
       'user-agent': this.userAgent,
       accept: ACCEPT,
       'accept-encoding': 'gzip, deflate, br',
     };
     if (extra) for (const [k, v] of Object.entries(extra)) headers[String(k).toLowerCase()] = String(v);
+    // Forwarding (an http URL through a proxy): the request goes to the proxy with the absolute URI.
+    const forward = proxy !== undefined && url.protocol === 'http:';
+    const agent = !proxy ? this.agent : forward ? this.proxyAgent(proxy).forward : this.proxyAgent(proxy).tunnel;
+    const wire = forward ? { host: url.host, ...headers, ...(proxy.authorization ? { 'proxy-authorization': proxy.authorization } : {}) } : headers;
     try {
-      this.agent.dispatch({
-        origin: url.origin,
-        path: url.pathname + url.search,
+      agent.dispatch({
+        origin: forward ? proxy.url.origin : url.origin,
+        path: forward ? url.href : url.pathname + url.search,
         method: 'GET',
-        headers,
+        headers: wire,
         headersTimeout: this.headersTimeoutMs,
         bodyTimeout: this.totalTimeoutMs,
       }, collector);
     } catch (err) {
       collector.onResponseError(undefined, err as Error);
     }
+    // What the origin server sees (a WARC request record): the proxy's own header stays out.
     return [['host', url.host], ...Object.entries(headers)];
   }
+}
+
+/**
+ * What the proxy answered in the target's place: 407, or an error it marks as its own with a
+ * Proxy-Status error (RFC 9209), is a proxy failure, not the target's response. A tunnel's failures never
+ * get this far (they are ProxyErrors); a forwarding proxy's connection failures are the proxy's too.
+ */
+function proxyVerdict(proxy: ProxyEndpoint, url: URL, c: { status: number; errorKind: ErrorKind; error: string },
+  head: { first(name: string): string | undefined } | null): { status: number; errorKind: ErrorKind; error: string } {
+  const proxyStatus = head?.first('proxy-status');
+  if (c.status === 407 || (c.status >= 400 && proxyStatus && /;\s*error=/i.test(proxyStatus))) {
+    const why = proxyStatus ? `; Proxy-Status: ${proxyStatus.slice(0, 300)}` : '';
+    return { status: 0, errorKind: 'proxy', error: `proxy: the proxy ${proxyName(proxy)} answered ${c.status} for ${url.href.slice(0, 200)}${why}` };
+  }
+  if (c.status === 0 && c.errorKind === 'connect' && url.protocol === 'http:') {
+    return { status: 0, errorKind: 'proxy', error: `proxy: ${c.error.slice(c.error.indexOf(':') + 1).trim()}` };
+  }
+  return c;
 }
 
 function failure(startedAt: number, t0: number, kind: ErrorKind, message: string): FetchOutcome {
@@ -370,6 +453,6 @@ function failure(startedAt: number, t0: number, kind: ErrorKind, message: string
     status: 0, error: `${kind}: ${message}`, errorKind: kind, headers: {}, body: Buffer.alloc(0), bytes: 0, wireBytes: 0,
     truncated: false, sha1: '', contentType: '', charset: '', startedAt, elapsedMs: Math.round(performance.now() - t0), ttfbMs: 0,
     remoteAddress: '', location: '', retryAfterMs: 0, method: 'GET', requestHeaders: [], httpVersion: '', statusText: '', responseHeaders: [],
-    incomplete: false,
+    incomplete: false, tlsProblem: '',
   };
 }
