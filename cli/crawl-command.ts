@@ -8,8 +8,8 @@ import { lingerThenClose, METRICS_FLAGS, metricsOptionsFrom, WARC_FLAGS, warcOut
 import { NetworkPolicy } from '../fetching/network-policy.js';
 import { findChromium } from '../rendering/find-chromium.js';
 import {
-  CRAWL_LEVEL_FLAGS, crawlConfigFrom, durationOption, intOption, LIMITS, listOption, parse, RENDER_PROCESS_FLAGS, renderProcessOptions,
-  TIMER_MAX_MS, UsageError,
+  CRAWL_LEVEL_FLAGS, crawlConfigFrom, durationOption, intOption, LIMITS, listOption, parse, PROXY_FLAGS, proxyOption, RENDER_PROCESS_FLAGS,
+  renderProcessOptions, TIMER_MAX_MS, UsageError,
 } from './options.js';
 import { formatProgress, formatSummary, stderrLogger } from './progress.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
@@ -29,6 +29,7 @@ export async function run(argv: string[]): Promise<number> {
     quiet: { type: 'boolean' },
     'run-for': { type: 'string' },
     ...RENDER_PROCESS_FLAGS,
+    ...PROXY_FLAGS,
     'reset-state': { type: 'boolean' },
     ...MODULE_FLAGS,
     ...WARC_FLAGS,
@@ -50,7 +51,7 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const config = crawlConfigFrom(values, { allowNetworks }, seeds);
+  const config = crawlConfigFrom(values, { allowNetworks, proxy: proxyOption(values) }, seeds);
   // Found now, not at the first page to render: otherwise every render would end in an error row.
   if (config.render !== 'never' && !findChromium(values.chromium as string | undefined)) {
     throw new UsageError(`--render ${config.render} needs Chromium: install Debian's chromium package, or give --chromium PATH or CRAWLSTREAM_CHROMIUM`);

@@ -181,6 +181,7 @@ class Fetch implements Processor<In, Out> {
       truncation: outcome.status > 0 ? truncation : '',
       previous_sha1: request.previous_sha1,
       previous_captured_at: request.previous_captured_at,
+      tls_problem: outcome.tlsProblem,
     };
     ctx.metrics.count(request.kind === 'robots' ? 'robots-requests' : request.kind === 'sitemap' ? 'sitemap-requests' : 'requests');
     if (outcome.error) ctx.metrics.count(`errors.${outcome.errorKind || 'other'}`);
