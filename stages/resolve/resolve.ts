@@ -36,7 +36,7 @@ class Resolve implements Processor<In, Out> {
   private failed(ctx: ProcessorContext<Out>, request: FetchRequest, kind: string, message: string): void {
     ctx.metrics.count(`errors.${kind}`);
     // A fetch attempt that ended before a request could leave (DNS, network policy): counted as one.
-    this.observer.fetchDone({ kind: request.kind, status: 0, errorKind: kind, truncated: false, seconds: 0, wireBytes: 0 });
+    this.observer.fetchDone({ kind: request.kind, status: 0, errorKind: kind, truncated: false, seconds: 0, wireBytes: 0, host: request.host, error: `${kind}: ${message}` });
     const now = ctx.now();
     const result: FetchResult = {
       ...PLAIN_RESULT,
