@@ -198,7 +198,8 @@ class Fetch implements Processor<In, Out> {
     ctx.metrics.count(request.kind === 'robots' ? 'robots-requests' : request.kind === 'sitemap' ? 'sitemap-requests' : 'requests');
     if (outcome.error) ctx.metrics.count(`errors.${outcome.errorKind || 'other'}`);
     // Whether the crawl reached anything at all (crawl exits 4 when not one URL got a response).
-    if (outcome.status > 0 && request.kind !== 'robots') ctx.metrics.count(`status.${Math.floor(outcome.status / 100)}xx`);
+    if (outcome.status > 0 && request.kind === 'page') ctx.metrics.count(`status.${Math.floor(outcome.status / 100)}xx`);
+    if (outcome.status > 0 && request.kind === 'sitemap') ctx.metrics.count('responses.sitemap');
     if (outcome.status === 304) ctx.metrics.count('not-modified');
     ctx.metrics.count('bytes', outcome.bytes);
     ctx.forward('fetched', request.host, result);
