@@ -196,7 +196,8 @@ class Fetch implements Processor<In, Out> {
       tls_problem: outcome.tlsProblem,
     };
     ctx.metrics.count(request.kind === 'robots' ? 'robots-requests' : request.kind === 'sitemap' ? 'sitemap-requests' : 'requests');
-    if (outcome.error) ctx.metrics.count(`errors.${outcome.errorKind || 'other'}`);
+    // A sitemap that is no sitemap has its error on the row but is a notice (counted there), not a failed request.
+    if (outcome.errorKind) ctx.metrics.count(`errors.${outcome.errorKind}`);
     // Whether the crawl reached anything at all (crawl exits 4 when not one URL got a response).
     if (outcome.status > 0 && request.kind === 'page') ctx.metrics.count(`status.${Math.floor(outcome.status / 100)}xx`);
     if (outcome.status > 0 && request.kind === 'sitemap') ctx.metrics.count('responses.sitemap');
