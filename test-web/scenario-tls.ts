@@ -1,7 +1,7 @@
 // The 'tls' scenario: the real web's shape on loopback. Hosts are named (give the crawler
 // `resolveFlags` and `--ca-file caFile`), each on its own address (default 127.60.0.1+), in this order:
-//   +0  www.tls.test      HTTPS (test CA)   front page naming an RSS feed (<link rel=alternate>) whose
-//                                           stories appear every STORY_EVERY_MS; /a, /b
+//   +0  www.tls.test      HTTPS (test CA)   front page naming an RSS feed (<link rel=alternate>) that holds
+//                                           BACKLOG stories when first read, then gains one every STORY_EVERY_MS; /a, /b
 //   +1  shop.tls.test     HTTPS (test CA)   robots.txt names a sitemap index listing a urlset and an Atom feed
 //   +2  plain.tls.test    HTTP              links to www; answers HTML for /sitemap.xml, as many sites do
 //   +3  expired.tls.test  HTTPS, a certificate that expired in 2020
@@ -16,9 +16,12 @@ import { testCertificates, type KeyPair, type TestCertificates } from './tls-cer
 export const TLS_HOST_NAMES = ['www.tls.test', 'shop.tls.test', 'plain.tls.test', 'expired.tls.test', 'self.tls.test', 'wrong.tls.test'] as const;
 type TlsHostName = (typeof TLS_HOST_NAMES)[number];
 /** How often www's feed gains a story. */
-export const STORY_EVERY_MS = 3_000;
-/** Stories already in the feed when the server starts, one interval apart (a feed needs two dates to show its pace). */
-const BACKLOG = 3;
+export const STORY_EVERY_MS = 4_000;
+/**
+ * Stories in the feed when it is first read, one interval apart (a feed needs two dates to show its
+ * pace). The story clock starts then, not with the server: how long a crawl takes to start does not matter.
+ */
+export const BACKLOG = 3;
 const FEED_ITEMS = 20;
 
 export function tlsCertificates(): TestCertificates {
@@ -36,7 +39,7 @@ export interface TlsTruth {
   crawlFlags: string[];
   caFile: string;
   url(name: TlsHostName, path: string): string;
-  /** When story k appeared in the feed (k < BACKLOG were there from the start). */
+  /** When story k appeared in the feed (k < BACKLOG were there when it was first read); Infinity before that. */
   storyAt(k: number): number;
   /** Pages a crawl that refuses bad certificates fetches, feeds and sitemaps aside (stories aside). */
   goodPages: string[];
@@ -53,14 +56,15 @@ const html = (res: ServerResponse, body: string) => send(res, 200, 'text/html; c
 const ALLOW = 'User-agent: *\nAllow: /\n';
 
 export function buildTlsScenario(addresses: string[], port: number): BuiltScenario & { tls: TlsTruth } {
-  const started = Date.now();
-  const storyAt = (k: number) => started + (k - BACKLOG + 1) * STORY_EVERY_MS;
+  let feedRead: number | undefined;
+  const storyAt = (k: number) => (feedRead === undefined ? Infinity : feedRead + (k - BACKLOG + 1) * STORY_EVERY_MS);
   const scheme = (i: number) => (tlsServerPair(i) ? 'https' : 'http');
   const origin = (name: TlsHostName) => `${scheme(TLS_HOST_NAMES.indexOf(name))}://${name}:${port}`;
   const url = (name: TlsHostName, path: string) => origin(name) + path;
   const routes: Record<TlsHostName, (path: string, res: ServerResponse) => boolean> = {
     'www.tls.test': (path, res) => {
-      const listed = Math.floor((Date.now() - started) / STORY_EVERY_MS) + BACKLOG;
+      if (path === '/feed.rss') feedRead ??= Date.now();
+      const listed = feedRead === undefined ? 0 : Math.floor((Date.now() - feedRead) / STORY_EVERY_MS) + BACKLOG;
       if (path === '/') {
         html(res, page('www', ['/a', '/b', url('shop.tls.test', '/'), url('plain.tls.test', '/'), url('expired.tls.test', '/'),
           url('self.tls.test', '/'), url('wrong.tls.test', '/')], '<link rel="alternate" type="application/rss+xml" title="News" href="/feed.rss">'));
@@ -74,7 +78,7 @@ export function buildTlsScenario(addresses: string[], port: number): BuiltScenar
       } else {
         const m = /^\/story\/(\d+)$/.exec(path);
         if (!m || Number(m[1]) >= listed) return false;
-        html(res, page(`Story ${m[1]}`, ['/']));
+        html(res, page(`Story ${m[1]}`, [])); // no links: stories add no in-links to the front page's recrawls
       }
       return true;
     },
