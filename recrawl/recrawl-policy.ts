@@ -57,8 +57,10 @@ export function recrawlAfter(req: Pick<FetchRequest, 'kind' | 'recrawl_interval_
   if (!c.recrawl || req.kind === 'robots') return NEVER;
   if (req.kind === 'sitemap') {
     const ok = outcome.status >= 200 && outcome.status < 300;
-    // A 2xx that is no feed is a sitemap; anything else is a feed fetched again (only feeds are) that failed or was unchanged.
-    if (ok ? outcome.feedIntervalMs === undefined : req.via !== 'recrawl') return NEVER;
+    // A 2xx that is no feed is a sitemap. Otherwise only a feed's recrawl (due again, so with an interval;
+    // a sitemap read again with robots.txt has none) goes on: it failed or was unchanged.
+    const feedRecrawl = req.via === 'recrawl' && req.recrawl_interval_ms > 0;
+    if (ok ? outcome.feedIntervalMs === undefined : !feedRecrawl) return NEVER;
     if (ok && outcome.feedIntervalMs! > 0) {
       const interval = Math.round(Math.min(c.recrawlMaxIntervalMs, Math.max(c.recrawlMinIntervalMs, outcome.feedIntervalMs!)));
       return { intervalMs: interval, nextDueAt: outcome.startedAt + interval };
