@@ -10,7 +10,7 @@ import { ResponseCollector, type ErrorKind } from './response-collector.js';
 import { parseContentType, resolveLocation } from './response-head.js';
 import { parseRetryAfter } from './retry-after.js';
 import { SocketBudget, originKey } from './socket-budget.js';
-import { describeCertificateProblem, tlsConnectOptions, type TargetTlsOptions, type TlsOptions } from './tls-policy.js';
+import { describeCertificateProblem, parseCaPem, tlsConnectOptions, type TargetTlsOptions, type TlsOptions } from './tls-policy.js';
 import { proxyName, type ProxyEndpoint, type ProxyRoute } from './proxy-route.js';
 import { proxyConnector, tunnelConnector } from './proxy-connector.js';
 
@@ -100,7 +100,8 @@ export class HttpFetcher {
   private readonly dns: DnsCache;
   private readonly budget: SocketBudget;
   private readonly agent: Agent;
-  private readonly tls: TargetTlsOptions;
+  private readonly tlsSettings: TlsOptions;
+  private tlsOptions: TargetTlsOptions | undefined;
   private readonly recordTls: boolean;
   private readonly proxy: ProxyRoute | undefined;
   /** Per proxy: an agent for CONNECT tunnels (https targets) and one forwarding http requests to it. */
@@ -121,13 +122,25 @@ export class HttpFetcher {
     this.policy = new NetworkPolicy(options.allowNetworks ?? []);
     this.dns = new DnsCache(options.dnsCacheMs ?? 5 * 60_000, options.resolve);
     this.budget = new SocketBudget(maxConnections);
-    this.tls = tlsConnectOptions(options.tls ?? { verify: 'on', ca: '' });
-    this.recordTls = options.tls?.verify === 'record';
+    this.tlsSettings = options.tls ?? { verify: 'on', ca: '' };
+    if (this.tlsSettings.ca) parseCaPem(this.tlsSettings.ca); // a bad CA is an error now, not at the first https URL
+    this.recordTls = this.tlsSettings.verify === 'record';
     this.proxy = options.proxy?.active ? options.proxy : undefined;
     const lookup = policyLookup(this.dns, this.policy, (hostname) => this.pins.get(hostname.toLowerCase()));
     // The pinned address is the one dialled (lookup); TLS then runs on that socket with SNI and the
     // certificate check carrying the URL's host name.
-    this.agent = this.makeAgent(buildConnector({ timeout: this.connectTimeoutMs, lookup, ...this.tls }) as never, maxConnections);
+    const plain = buildConnector({ timeout: this.connectTimeoutMs, lookup });
+    let secure: typeof plain | undefined;
+    // The TLS context (Node's ~140 roots parsed) is made at the first https connection: a crawl of
+    // http sites never pays for it.
+    const connector: typeof plain = (opts, cb) => opts.protocol === 'https:'
+      ? (secure ??= buildConnector({ timeout: this.connectTimeoutMs, lookup, ...this.tls() }))(opts, cb)
+      : plain(opts, cb);
+    this.agent = this.makeAgent(connector as never, maxConnections);
+  }
+
+  private tls(): TargetTlsOptions {
+    return (this.tlsOptions ??= tlsConnectOptions(this.tlsSettings));
   }
 
   private makeAgent(connector: Parameters<typeof guardConnector>[0], maxConnections: number): Agent {
@@ -147,7 +160,7 @@ export class HttpFetcher {
     let agents = this.proxyAgents.get(name);
     if (!agents) {
       agents = {
-        tunnel: this.makeAgent(tunnelConnector(p, this.connectTimeoutMs, this.tls) as never, this.budget.max),
+        tunnel: this.makeAgent(tunnelConnector(p, this.connectTimeoutMs, () => this.tls()) as never, this.budget.max),
         forward: this.makeAgent(proxyConnector(p, this.connectTimeoutMs) as never, this.budget.max),
       };
       this.proxyAgents.set(name, agents);

@@ -69,7 +69,7 @@ export function proxyConnector(proxy: ProxyEndpoint, timeoutMs: number): Connect
  * A connector that asks the proxy for a tunnel to the target and hands undici a socket to the target
  * (TLS over the tunnel for https). Bounded as a direct connect is, handshake included.
  */
-export function tunnelConnector(proxy: ProxyEndpoint, timeoutMs: number, tls: TargetTls): Connector {
+export function tunnelConnector(proxy: ProxyEndpoint, timeoutMs: number, tls: () => TargetTls): Connector {
   return (opts, cb) => {
     const hostname = opts.hostname.replace(/^\[|\]$/g, '');
     const port = opts.port || (opts.protocol === 'https:' ? '443' : '80');
@@ -123,7 +123,8 @@ export function tunnelConnector(proxy: ProxyEndpoint, timeoutMs: number, tls: Ta
       if (opts.protocol !== 'https:') return finish(null, socket);
       stage = 'target';
       const servername = opts.servername || (isIP(hostname) ? undefined : hostname);
-      target = tlsConnect({ socket, servername, secureContext: tls.secureContext, rejectUnauthorized: tls.rejectUnauthorized, ALPNProtocols: ['http/1.1'] });
+      const { secureContext, rejectUnauthorized } = tls();
+      target = tlsConnect({ socket, servername, secureContext, rejectUnauthorized, ALPNProtocols: ['http/1.1'] });
       target.once('secureConnect', () => finish(null, target));
       target.once('error', (err) => finish(err));
     };
