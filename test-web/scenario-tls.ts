@@ -68,7 +68,9 @@ export function buildTlsScenario(addresses: string[], port: number): BuiltScenar
       if (path === '/') {
         html(res, page('www', ['/a', '/b', url('shop.tls.test', '/'), url('plain.tls.test', '/'), url('expired.tls.test', '/'),
           url('self.tls.test', '/'), url('wrong.tls.test', '/')], '<link rel="alternate" type="application/rss+xml" title="News" href="/feed.rss">'));
-      } else if (path === '/a' || path === '/b') html(res, page(`www ${path}`, ['/']));
+      } else if (path === '/a' || path === '/b') {
+        html(res, page(`www ${path}`, [])); // no link back: recrawls of the front page rank below new stories
+      }
       else if (path === '/feed.rss') {
         const items = [];
         for (let k = listed - 1; k >= Math.max(0, listed - FEED_ITEMS); k--) {
