@@ -4,7 +4,7 @@
 import { isIP } from 'node:net';
 import { Agent, buildConnector } from 'undici';
 import { guardConnector } from './connection-guard.js';
-import { DnsCache, DnsLookupError, filterAllowed, policyLookup, type Resolver } from './dns-cache.js';
+import { DnsCache, DnsLookupError, filterAllowed, policyLookup } from './dns-cache.js';
 import { NetworkPolicy } from './network-policy.js';
 import { ResponseCollector, type ErrorKind } from './response-collector.js';
 import { parseContentType, resolveLocation } from './response-head.js';
@@ -12,71 +12,11 @@ import { parseRetryAfter } from './retry-after.js';
 import { SocketBudget, originKey } from './socket-budget.js';
 import { describeCertificateProblem, parseCaPem, tlsConnectOptions, type TargetTlsOptions, type TlsOptions } from './tls-policy.js';
 import { proxyName, type ProxyEndpoint, type ProxyRoute } from './proxy-route.js';
-import { proxyConnector, tunnelConnector } from './proxy-connector.js';
+import { failure, type FetcherOptions, type FetchInit, type FetchOutcome } from './fetch-outcome.js';
+import { ProxyAgents, proxyVerdict } from './proxy-dispatch.js';
 
 export type { ErrorKind } from './response-collector.js';
-
-export interface FetcherOptions {
-  userAgent: string;
-  connectTimeoutMs: number; headersTimeoutMs: number; totalTimeoutMs: number; // total = whole request incl. body
-  maxBodyBytes: number;          // applied to bytes on the wire AND again after decompression (default 10 MiB)
-  allowNetworks: string[];       // CIDRs opened despite the private/loopback/link-local refusal
-  maxConnections?: number;       // total sockets (default 256); keep-alive reuse per origin
-  dnsCacheMs?: number;           // default 5 minutes
-  /** Replaces system DNS (tests, synthetic webs); its answers still go through the network policy. */
-  resolve?: Resolver;
-  /** Certificate checks (default: refuse bad certificates, Node's bundled roots). */
-  tls?: TlsOptions;
-  /** Which requests go through a proxy (--proxy, HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
-  proxy?: ProxyRoute;
-}
-
-export interface FetchInit {
-  headers?: Record<string, string>;
-  signal?: AbortSignal;
-  /** This request's cap on wire bytes and on decoded bytes, instead of FetcherOptions.maxBodyBytes. */
-  maxBodyBytes?: number;
-  /**
-   * The address to connect to, as resolved earlier (the crawl's resolve stage, which limits requests
-   * per address): the policy still checks it, and no other DNS answer is used for this request.
-   */
-  address?: string;
-  /**
-   * Streaming mode: decoded (decompressed) chunks are handed over as they arrive, in order, and never
-   * after fetch() resolved; outcome.body stays empty while outcome.bytes still counts them. A sink that
-   * throws ends the request with error kind 'sink'.
-   */
-  bodySink?: (chunk: Buffer) => void;
-}
-
-export interface FetchOutcome {
-  status: number;                // 0 when no response was received
-  error: string;                 // '' on success, else '<kind>: <what happened, with numbers>'
-  errorKind: ErrorKind;
-  headers: Record<string, string>;  // lowercased names; at most 64 headers, values capped at 2 KB
-  body: Buffer;                  // decoded (decompressed) body, at most maxBodyBytes; partial bodies are kept; empty with a bodySink
-  bytes: number;                 // decoded bytes, kept in body or handed to the bodySink
-  wireBytes: number;
-  truncated: boolean;            // cut at our own size cap (errorKind body-too-large or decompression-bomb) only
-  sha1: string;                  // with a bodySink: hex SHA-1 of the `bytes` decoded bytes handed over; '' without a sink or a response
-  contentType: string;           // media type only, lowercased, e.g. 'text/html'
-  charset: string;               // from Content-Type header only ('' if none)
-  startedAt: number;             // epoch ms when the request started
-  elapsedMs: number; ttfbMs: number;
-  remoteAddress: string;
-  location: string;              // absolute, resolved against the URL, for 3xx; '' otherwise
-  retryAfterMs: number;          // parsed Retry-After for any status, 0 if absent/invalid
-  /** What an archive needs to write the exchange back faithfully (WARC). */
-  method: string;
-  requestHeaders: [string, string][];   // as sent, in order, host first ('' lists before dispatch)
-  httpVersion: string;           // '1.1' once a response arrived (undici hides a 1.0 server's minor version), else ''
-  statusText: string;            // reason phrase as received
-  responseHeaders: [string, string][];  // as received: order, case, repeats
-  /** A response arrived but its body is not whole (our caps, a timeout, a reset, an abort, undecodable). */
-  incomplete: boolean;
-  /** With --tls-verify record: why the server's certificate would have been refused ('' when it verified, or not TLS). */
-  tlsProblem: string;
-}
+export type { FetcherOptions, FetchInit, FetchOutcome } from './fetch-outcome.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 const ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
@@ -104,8 +44,7 @@ export class HttpFetcher {
   private tlsOptions: TargetTlsOptions | undefined;
   private readonly recordTls: boolean;
   private readonly proxy: ProxyRoute | undefined;
-  /** Per proxy: an agent for CONNECT tunnels (https targets) and one forwarding http requests to it. */
-  private readonly proxyAgents = new Map<string, { tunnel: Agent; forward: Agent }>();
+  private readonly proxyAgents: ProxyAgents;
   private closed = false;
   /** Hostname → the address its current request was resolved to (FetchInit.address). */
   private readonly pins = new Map<string, string>();
@@ -137,6 +76,7 @@ export class HttpFetcher {
       ? (secure ??= buildConnector({ timeout: this.connectTimeoutMs, lookup, ...this.tls() }))(opts, cb)
       : plain(opts, cb);
     this.agent = this.makeAgent(connector as never, maxConnections);
+    this.proxyAgents = new ProxyAgents((c) => this.makeAgent(c as never, maxConnections), this.connectTimeoutMs, () => this.tls());
   }
 
   private tls(): TargetTlsOptions {
@@ -155,19 +95,6 @@ export class HttpFetcher {
     });
   }
 
-  private proxyAgent(p: ProxyEndpoint): { tunnel: Agent; forward: Agent } {
-    const name = p.url.href;
-    let agents = this.proxyAgents.get(name);
-    if (!agents) {
-      agents = {
-        tunnel: this.makeAgent(tunnelConnector(p, this.connectTimeoutMs, () => this.tls()) as never, this.budget.max),
-        forward: this.makeAgent(proxyConnector(p, this.connectTimeoutMs) as never, this.budget.max),
-      };
-      this.proxyAgents.set(name, agents);
-    }
-    return agents;
-  }
-
   /** Never throws, never follows redirects (the crawler re-schedules each hop itself). */
   async fetch(url: string, init?: FetchInit): Promise<FetchOutcome> {
     const startedAt = Date.now();
@@ -184,7 +111,7 @@ export class HttpFetcher {
     this.closed = true;
     this.budget.close();
     await this.agent.close();
-    for (const { tunnel, forward } of this.proxyAgents.values()) await Promise.all([tunnel.close(), forward.close()]);
+    await this.proxyAgents.close();
   }
 
   private async run(
@@ -422,16 +349,13 @@ export class HttpFetcher {
       'accept-encoding': 'gzip, deflate, br',
     };
     if (extra) for (const [k, v] of Object.entries(extra)) headers[String(k).toLowerCase()] = String(v);
-    // Forwarding (an http URL through a proxy): the request goes to the proxy with the absolute URI.
-    const forward = proxy !== undefined && url.protocol === 'http:';
-    const agent = !proxy ? this.agent : forward ? this.proxyAgent(proxy).forward : this.proxyAgent(proxy).tunnel;
-    const wire = forward ? { host: url.host, ...headers, ...(proxy.authorization ? { 'proxy-authorization': proxy.authorization } : {}) } : headers;
+    const route = proxy ? this.proxyAgents.route(proxy, url, headers) : { agent: this.agent, origin: url.origin, path: url.pathname + url.search, headers };
     try {
-      agent.dispatch({
-        origin: forward ? proxy.url.origin : url.origin,
-        path: forward ? url.href : url.pathname + url.search,
+      route.agent.dispatch({
+        origin: route.origin,
+        path: route.path,
         method: 'GET',
-        headers: wire,
+        headers: route.headers,
         headersTimeout: this.headersTimeoutMs,
         bodyTimeout: this.totalTimeoutMs,
       }, collector);
@@ -441,31 +365,4 @@ export class HttpFetcher {
     // What the origin server sees (a WARC request record): the proxy's own header stays out.
     return [['host', url.host], ...Object.entries(headers)];
   }
-}
-
-/**
- * What the proxy answered in the target's place: 407, or an error it marks as its own with a
- * Proxy-Status error (RFC 9209), is a proxy failure, not the target's response. A tunnel's failures never
- * get this far (they are ProxyErrors); a forwarding proxy's connection failures are the proxy's too.
- */
-function proxyVerdict(proxy: ProxyEndpoint, url: URL, c: { status: number; errorKind: ErrorKind; error: string },
-  head: { first(name: string): string | undefined } | null): { status: number; errorKind: ErrorKind; error: string } {
-  const proxyStatus = head?.first('proxy-status');
-  if (c.status === 407 || (c.status >= 400 && proxyStatus && /;\s*error=/i.test(proxyStatus))) {
-    const why = proxyStatus ? `; Proxy-Status: ${proxyStatus.slice(0, 300)}` : '';
-    return { status: 0, errorKind: 'proxy', error: `proxy: the proxy ${proxyName(proxy)} answered ${c.status} for ${url.href.slice(0, 200)}${why}` };
-  }
-  if (c.status === 0 && c.errorKind === 'connect' && url.protocol === 'http:') {
-    return { status: 0, errorKind: 'proxy', error: `proxy: ${c.error.slice(c.error.indexOf(':') + 1).trim()}` };
-  }
-  return c;
-}
-
-function failure(startedAt: number, t0: number, kind: ErrorKind, message: string): FetchOutcome {
-  return {
-    status: 0, error: `${kind}: ${message}`, errorKind: kind, headers: {}, body: Buffer.alloc(0), bytes: 0, wireBytes: 0,
-    truncated: false, sha1: '', contentType: '', charset: '', startedAt, elapsedMs: Math.round(performance.now() - t0), ttfbMs: 0,
-    remoteAddress: '', location: '', retryAfterMs: 0, method: 'GET', requestHeaders: [], httpVersion: '', statusText: '', responseHeaders: [],
-    incomplete: false, tlsProblem: '',
-  };
 }

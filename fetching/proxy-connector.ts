@@ -7,8 +7,9 @@
 // goes wrong with the proxy itself (refused, no answer, a non-2xx answer to CONNECT) is a ProxyError,
 // which the fetcher records as `proxy: …`.
 import { connect as netConnect, isIP, type Socket } from 'node:net';
-import { connect as tlsConnect, type SecureContext, type TLSSocket } from 'node:tls';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { proxyName, type ProxyEndpoint } from './proxy-route.js';
+import type { TargetTlsOptions } from './tls-policy.js';
 
 export const PROXY_ERROR = 'ERR_CRAWLSTREAM_PROXY';
 
@@ -20,11 +21,6 @@ export class ProxyError extends Error {
 export interface ConnectParams { hostname: string; protocol: string; port: string; servername?: string | null; [k: string]: unknown }
 type Callback = (err: Error | null, socket: Socket | null) => void;
 export type Connector = (opts: ConnectParams, cb: Callback) => void;
-
-export interface TargetTls {
-  secureContext: SecureContext;
-  rejectUnauthorized: boolean;
-}
 
 /** A proxy's reply head is one status line and a few headers; more is not a proxy talking. */
 const MAX_HEAD_BYTES = 16 * 1024;
@@ -69,7 +65,7 @@ export function proxyConnector(proxy: ProxyEndpoint, timeoutMs: number): Connect
  * A connector that asks the proxy for a tunnel to the target and hands undici a socket to the target
  * (TLS over the tunnel for https). Bounded as a direct connect is, handshake included.
  */
-export function tunnelConnector(proxy: ProxyEndpoint, timeoutMs: number, tls: () => TargetTls): Connector {
+export function tunnelConnector(proxy: ProxyEndpoint, timeoutMs: number, tls: () => TargetTlsOptions): Connector {
   return (opts, cb) => {
     const hostname = opts.hostname.replace(/^\[|\]$/g, '');
     const port = opts.port || (opts.protocol === 'https:' ? '443' : '80');
