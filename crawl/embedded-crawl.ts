@@ -18,6 +18,7 @@ import { whyNotWritable } from '../engine/embedded/dir-access.js';
 import { crawlStats, type CrawlStats } from './stats.js';
 import type { WarcOutput } from '../warc/warc-output.js';
 import { lagEntries, type CrawlTelemetry } from './telemetry.js';
+import { CrawlJournal } from './crawl-journal.js';
 
 export interface EmbeddedCrawlOptions {
   dataDir: string;
@@ -59,8 +60,10 @@ export interface CrawlSummary extends CrawlStats {
   /** Records log damage made unreadable, and how many of them some processor had not processed yet. */
   lostRecords: number;
   lostUnprocessed: number;
+  /** Examples of this run's failures, for the summary. */
+  journal?: CrawlJournal;
   /** What the stop could not finish within its grace (rows not written, captures not archived, records in progress). */
-  unfinished: UnfinishedWork[];
+  unfinished?: UnfinishedWork[];
 }
 
 /** Work a stop left, with what its output was failing at (ClickHouse's error, the disk's) when known. */
@@ -84,11 +87,12 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
   }
   const started = performance.now();
   const budget = new CrawlBudget(options.config.maxPages);
+  const journal = new CrawlJournal(options.log.warn, options.telemetry);
   const open = openCrawlServices({
     config: options.config, clickhouseUrl: options.clickhouseUrl, dataDir: options.dataDir, parserModule: options.parserModule, budget,
     parseTimeoutMs: options.moduleTimeoutMs,
     chromiumPath: options.chromiumPath, renderConcurrency: options.renderConcurrency, log: options.log.warn,
-    observer: options.telemetry, warc: options.warc,
+    observer: journal, warc: options.warc,
   });
   let runtime: EmbeddedRuntime<CrawlServices> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -127,7 +131,7 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
     const damage = runtime.damageSummary();
     return {
       ...stats, elapsedMs: performance.now() - started, stoppedEarly: options.signal?.aborted ?? false,
-      lostRecords: damage.lost, lostUnprocessed: damage.unprocessed,
+      lostRecords: damage.lost, lostUnprocessed: damage.unprocessed, journal,
       unfinished: stopped.unfinished.map((u) => ({ ...u, why: u.sink ? open.services.troubles?.why(u.processor === 'warc' ? 'warc' : 'clickhouse') : undefined })),
     };
   } catch (err) {

@@ -40,6 +40,8 @@ export interface BodyAnalysis {
   links: ExtractedLink[];
   /** Links the page had over the per-page cap, not kept (at least this many). */
   linksCut?: number;
+  /** RSS and Atom feeds an HTML page names (link rel=alternate). */
+  feeds?: string[];
 }
 
 const ZERO = new Uint8Array(8);
@@ -81,6 +83,6 @@ export function analyzeBody(input: BodyInput, parserModule?: ParserModule): Body
   return {
     ...out, kind: 'html', title: extract.title, canonical: extract.canonical, lang: extract.lang,
     metaNoindex: extract.metaNoindex, metaNofollow: extract.metaNofollow, textLength: extract.textLength, text: extract.text,
-    contentHash: extract.contentHash, simhash: extract.simhash, links: extract.links, linksCut,
+    contentHash: extract.contentHash, simhash: extract.simhash, links: extract.links, linksCut, feeds: extract.feeds ?? [],
   };
 }

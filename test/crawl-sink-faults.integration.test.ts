@@ -70,9 +70,11 @@ describe('a crawl stopped while ClickHouse fails its inserts', () => {
       assert.equal(c.run.signal, null, 'it ended by itself');
       assert.equal(c.run.code, 5, c.run.stderr);
       assert.ok(c.endedAt - c.signalledAt < 20_000, `ended ${Math.round(c.endedAt - c.signalledAt)} ms after SIGTERM`);
-      const last = c.run.stdout.trimEnd().split('\n').at(-1)!;
-      assert.match(last, /^ {2}not written: the rows of \d+ records \(fetches, pages, links, skipped URLs\) are not in ClickHouse yet: /);
-      assert.match(last, cause, 'ClickHouse\'s own failure is in the last line');
+      // Right above the summary, the last line.
+      const [line, summary] = c.run.stdout.trimEnd().split('\n').slice(-2);
+      assert.match(summary, /^stopped after \d+ pages/);
+      assert.match(line, /^ {2}not written: the rows of \d+ records \(fetches, pages, links, skipped URLs\) are not in ClickHouse yet: /);
+      assert.match(line, cause, 'ClickHouse\'s own failure is right above the summary');
       assert.match(c.run.stdout, /nothing is lost: run the same command again to resume/);
     });
   }

@@ -62,8 +62,9 @@ describe('WARC files on a full disk', { skip }, () => {
   it('should end within --stop-grace while the disk is full, naming the captures not archived and the disk\'s error', () => {
     assert.equal(stopped.signal, null, 'it ended by itself');
     assert.equal(stopped.code, 5, stopped.stderr);
-    const last = stopped.stdout.trimEnd().split('\n').at(-1)!;
-    assert.match(last, new RegExp(`^ {2}not archived: \\d+ records? of fetched pages have no WARC capture in ${warcDir} yet: writing failed: ENOSPC: no space left on device`));
+    const [line, summary] = stopped.stdout.trimEnd().split('\n').slice(-2);
+    assert.match(summary, /^stopped after \d+ pages/);
+    assert.match(line, new RegExp(`^ {2}not archived: \\d+ records? of fetched pages have no WARC capture in ${warcDir} yet: writing failed: ENOSPC: no space left on device`));
   });
 
   it('should archive every response exactly once after the disk is freed, in one file per writer, and count them all', async () => {

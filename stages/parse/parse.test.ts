@@ -156,18 +156,6 @@ describe('parse', () => {
     assert.deepEqual(r.value.more, [], 'a redirect target is a record of its own');
   });
 
-  it('should not send a redirect target past the last allowed hop on, and leave a skipped row saying so', async () => {
-    const { discovered, skipped } = await parse(fetched('', {
-      status: 302, final_url: 'http://moved.test:9000/sixth', redirect_hops: 5, redirect_chain: [`http://${HOST}/start`], content_type: '', charset: '',
-    }));
-    assert.deepEqual(discovered, []);
-    assert.equal(skipped.length, 1);
-    const [s] = skipped;
-    assert.equal(s.key, 'moved.test:9000');
-    assert.deepEqual({ url: s.value.url, reason: s.value.reason, source: s.value.source_url }, { url: 'http://moved.test:9000/sixth', reason: 'too-many-redirects', source: PAGE });
-    assert.match(s.value.detail, new RegExp(`^5 redirects followed from http://${HOST.replace(/\./g, '\\.')}/start; this target was not requested$`));
-  });
-
   it('should say, in a skipped row, that a page had more links than are kept', async () => {
     const many = Array.from({ length: 5_300 }, (_, i) => `<a href="/l/${i}">${i}</a>`).join('');
     const { parsed, discovered, skipped } = await parse(fetched(page('<title>Links</title>', many)));

@@ -44,7 +44,7 @@ function linkHost(url: string): string | undefined {
 
 const inputs = [fetched] as const;
 // A replay discards discovered-urls (engine/replay/replay-plan.ts): re-parsing never feeds the frontier.
-// skipped: work a cap drops here (links over the per-page cap, a redirect past the last hop) is a row.
+// skipped: links over the per-page cap are a row, not dropped silently.
 const outputs = [parsed, discoveredUrls, skipped] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
@@ -58,15 +58,8 @@ export class Parse implements Processor<In, Out> {
     if (r.kind !== 'page') return; // robots.txt and sitemaps are read where they are fetched
     const now = ctx.now();
     if (r.status >= 300 && r.status < 400 && r.final_url !== r.url) {
-      const hops = r.redirect_hops + 1;
-      if (hops > config.maxRedirects) {
-        // normalize would drop it with a counter only: the chain's end is a row a data engineer can find.
-        ctx.metrics.count('redirects.too-many');
-        const first = r.redirect_chain[0] ?? r.source_url;
-        this.skip(ctx, r, r.final_url, r.depth, 'too-many-redirects', `${config.maxRedirects} redirects followed${first ? ` from ${first}` : ''}; this target was not requested`, now);
-        return;
-      }
-      this.discover(ctx, [{ url: r.final_url, anchor: '', ...NO_HINTS }], r, r.depth, 'redirect', hops, now);
+      // A target past the last allowed hop is normalize's to drop, with its skipped row.
+      this.discover(ctx, [{ url: r.final_url, anchor: '', ...NO_HINTS }], r, r.depth, 'redirect', r.redirect_hops + 1, now);
       return;
     }
     if (r.status < 200 || r.status >= 300) return;
@@ -99,6 +92,12 @@ export class Parse implements Processor<In, Out> {
     if (r.via === 'recrawl' && !r.changed) return;
     const depth = r.depth + 1;
     if (depth > config.maxDepth) return;
+    // Feeds the page names are fetched as sitemaps are (through the host's slot, bounded, read
+    // streaming); sent before the links, so that a feed also linked with <a> is still read as a feed.
+    if (config.sitemaps && a.feeds?.length) {
+      ctx.metrics.count('feeds-found', a.feeds.length);
+      this.discover(ctx, a.feeds.map((url) => ({ url, anchor: '', ...NO_HINTS, sitemap_depth: 1 })), r, depth, 'link', 0, now);
+    }
     const followed = a.links.filter((l) => !l.nofollow).map((l) => ({ url: l.url, anchor: l.anchor, ...NO_HINTS }));
     this.discover(ctx, followed, r, depth, 'link', 0, now);
     if (a.linksCut) {
