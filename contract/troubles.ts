@@ -17,6 +17,13 @@ interface State {
   open: Map<number, number>;
 }
 
+export interface OutputState {
+  /** The latest failure, until a write works again. */
+  failure?: string;
+  /** An attempt has had no answer this long (at least a second). */
+  silentMs?: number;
+}
+
 /** How long an attempt may be open before a stop calls it unanswered. */
 const SLOW_MS = 1_000;
 
@@ -39,15 +46,15 @@ export class Troubles {
     };
   }
 
-  /** Why `output` could not finish its work, or undefined when nothing is known to be wrong. */
-  why(output: string): string | undefined {
+  /** What `output` is going through: its latest failure, and how long its oldest open attempt has gone unanswered. */
+  why(output: string): OutputState | undefined {
     const state = this.outputs.get(output);
     if (!state) return undefined;
     const oldest = Math.min(...state.open.values());
-    const waited = this.clock() - oldest;
-    const hanging = Number.isFinite(oldest) && waited >= SLOW_MS ? `no answer for ${(waited / 1000).toFixed(0)} s` : undefined;
-    if (state.failure && hanging) return `${state.failure}; the latest attempt has had ${hanging}`;
-    return state.failure ?? (hanging ? `an attempt has had ${hanging}` : undefined);
+    const waited = Number.isFinite(oldest) ? this.clock() - oldest : 0;
+    const silentMs = waited >= SLOW_MS ? waited : undefined;
+    if (!state.failure && silentMs === undefined) return undefined;
+    return { failure: state.failure, silentMs };
   }
 
   private state(output: string): State {

@@ -15,6 +15,7 @@ import type { ProcessorModule } from './processor-module.js';
 import { EmbeddedRuntime, type Unfinished } from '../engine/embedded/embedded-runtime.js';
 import { setAsideLogAndState } from '../engine/embedded/data-dir.js';
 import { whyNotWritable } from '../engine/embedded/dir-access.js';
+import type { OutputState } from '../contract/troubles.js';
 import { crawlStats, type CrawlStats } from './stats.js';
 import type { WarcOutput } from '../warc/warc-output.js';
 import { lagEntries, type CrawlTelemetry } from './telemetry.js';
@@ -68,7 +69,7 @@ export interface CrawlSummary extends CrawlStats {
 
 /** Work a stop left, with what its output was failing at (ClickHouse's error, the disk's) when known. */
 export interface UnfinishedWork extends Unfinished {
-  why?: string;
+  why?: OutputState;
 }
 
 export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<CrawlSummary> {

@@ -64,7 +64,7 @@ describe('WARC files on a full disk', { skip }, () => {
     assert.equal(stopped.code, 5, stopped.stderr);
     const [line, summary] = stopped.stdout.trimEnd().split('\n').slice(-2);
     assert.match(summary, /^stopped after \d+ pages/);
-    assert.match(line, new RegExp(`^ {2}not archived: \\d+ records? of fetched pages have no WARC capture in ${warcDir} yet: writing failed: ENOSPC: no space left on device`));
+    assert.match(line, new RegExp(`^ {2}not archived: \\d+ records? of fetched pages have no WARC capture in ${warcDir} yet: writing WARC files failed: ENOSPC: no space left on device`));
   });
 
   it('should archive every response exactly once after the disk is freed, in one file per writer, and count them all', async () => {
