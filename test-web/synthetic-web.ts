@@ -12,6 +12,7 @@ import { buildDemoScenario, DEMO_HOST_NAMES } from './scenario-demo.js';
 import { buildFreshScenario, FRESH_HOST_NAMES, type FreshTruth } from './scenario-fresh.js';
 import { buildSharedScenario } from './scenario-shared.js';
 import { type BuiltScenario, buildTestScenario, type HostHandler, TEST_HOST_NAMES } from './scenario-test.js';
+import { buildTopicScenario, TOPIC_HOST_NAMES, type TopicTruth } from './scenario-topic.js';
 import type { ScenarioName, SyntheticWeb, SyntheticWebOptions, WebRequest } from './types.js';
 
 export type {
@@ -33,6 +34,7 @@ export const DEFAULT_FIRST_ADDRESS: Record<ScenarioName, string> = {
   demo: '127.30.0.1',
   fresh: '127.40.0.1',
   shared: '127.50.0.1',
+  topic: '127.60.0.1',
 };
 
 const BIND_ATTEMPTS = 20;
@@ -120,8 +122,9 @@ function record(entry: WebRequest, req: IncomingMessage, res: ServerResponse): v
   socket.once('close', done);
 }
 
-function build(options: SyntheticWebOptions, addresses: string[], port: number): BuiltScenario & { fresh?: FreshTruth } {
+function build(options: SyntheticWebOptions, addresses: string[], port: number): BuiltScenario & { fresh?: FreshTruth; topic?: TopicTruth } {
   if (options.scenario === 'test') return buildTestScenario(addresses, port);
+  if (options.scenario === 'topic') return buildTopicScenario(addresses, port);
   if (options.scenario === 'fresh') return buildFreshScenario(addresses, port);
   if (options.scenario === 'shared') return buildSharedScenario(addresses, port);
   if (options.scenario === 'demo') return buildDemoScenario(addresses, port);
@@ -133,6 +136,7 @@ function hostCount(options: SyntheticWebOptions): number {
   if (options.scenario === 'demo') return DEMO_HOST_NAMES.length;
   if (options.scenario === 'fresh') return FRESH_HOST_NAMES.length;
   if (options.scenario === 'shared') return 1;
+  if (options.scenario === 'topic') return TOPIC_HOST_NAMES.length;
   if (options.scenario === 'bench') return options.bench?.hosts ?? DEFAULT_BENCH.hosts;
   throw new Error(`unknown scenario ${String(options.scenario)}`);
 }
@@ -203,6 +207,7 @@ export async function startSyntheticWeb(options: SyntheticWebOptions): Promise<S
     requests,
     expected: built.expected,
     fresh: built.fresh,
+    topic: built.topic,
     endpoints: built.endpoints,
     resetLog(): void {
       requests.length = 0;

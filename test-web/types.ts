@@ -76,11 +76,13 @@ export interface SyntheticWeb {
   resetLog(): void;
   /** The 'fresh' scenario's ground truth (stories' times, sitemap listings, hubs). */
   fresh?: import('./scenario-fresh.js').FreshTruth;
+  /** The 'topic' scenario's ground truth (which pages are on-topic, example pages). */
+  topic?: import('./scenario-topic.js').TopicTruth;
   /** Stops listening and destroys every socket, hanging and trickling ones included. */
   close(): Promise<void>;
 }
 
-export type ScenarioName = 'test' | 'bench' | 'demo' | 'fresh' | 'shared';
+export type ScenarioName = 'test' | 'bench' | 'demo' | 'fresh' | 'shared' | 'topic';
 
 export interface BenchOptions {
   hosts: number;
