@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { ScopeConfig } from '../scope/scope.js';
 import type { RenderMode } from '../rendering/should-render.js';
+import type { FocusSpec } from '../focus/focus-spec.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -54,6 +55,8 @@ export interface CrawlConfig {
   maxQueryParams: number;
   /** Process-level: CIDRs opened despite the private/loopback/link-local refusal. */
   allowNetworks: string[];
+  /** A focused crawl (--focus-examples, --focus-module): pages judged, links scored, the frontier ordered by score. */
+  focus?: FocusSpec;
 }
 
 export function productTokenOf(userAgent: string): string {
@@ -104,5 +107,5 @@ export const CRAWL_LEVEL_OPTIONS = [
   'userAgent', 'productToken', 'maxDepth', 'maxPages', 'maxPagesPerHost', 'defaultDelayMs', 'fetchTimeoutMs',
   'connectTimeoutMs', 'headersTimeoutMs', 'maxBodyBytes', 'maxUrlLength', 'maxAttempts', 'maxRedirects',
   'robotsCacheMs', 'maxRepeatedPathSegments', 'maxQueryParams', 'maxCrawlDelayMs', 'recrawl', 'recrawlMinIntervalMs',
-  'recrawlMaxIntervalMs', 'sitemaps', 'scope', 'maxInFlightPerIp', 'resolve', 'render',
+  'recrawlMaxIntervalMs', 'sitemaps', 'scope', 'maxInFlightPerIp', 'resolve', 'render', 'focus',
 ] as const satisfies readonly (keyof CrawlConfig)[];

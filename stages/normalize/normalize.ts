@@ -36,7 +36,7 @@ class Normalize implements Processor<In, Out> {
         reject(ctx, c.reason);
         continue;
       }
-      accepted.push({ host: c.host, entry: { url: c.url, priority_hint: e.priority_hint, changefreq: e.changefreq, lastmod: e.lastmod, sitemap_depth: e.sitemap_depth, inlinks: 1 } });
+      accepted.push({ host: c.host, entry: { url: c.url, priority_hint: e.priority_hint, changefreq: e.changefreq, lastmod: e.lastmod, sitemap_depth: e.sitemap_depth, inlinks: 1, score: e.score } });
     }
     if (accepted.length > 0) ctx.metrics.count('normalized', accepted.length);
     // Canonicalization can change the host key (case, default port, IDN): regroup by canonical host,
