@@ -17,6 +17,7 @@ export function formatProgress(s: CrawlStats, pagesPerSecond: number): string {
   return [
     `${s.pages} pages`,
     ...recrawl,
+    ...(s.focusJudged ? [harvest(s)] : []),
     `${pagesPerSecond.toFixed(1)} pages/s`,
     `frontier ${s.frontier}`,
     `in flight ${s.inFlight}`,
@@ -31,5 +32,11 @@ export function formatSummary(s: CrawlSummary, dataDir: string): string {
   const verb = s.stoppedEarly ? 'stopped after' : 'crawled';
   const left = s.frontier ? `, ${s.frontier} URLs left in the frontier` : '';
   const recrawls = s.recrawls ? `, ${s.recrawls} of them recrawls (${s.notModified} not modified)` : '';
-  return `${verb} ${s.pages} pages${recrawls} (${s.errors} errors, ${s.robotsRequests} robots.txt, ${s.duplicates} duplicates) in ${seconds.toFixed(1)} s: ${rate.toFixed(1)} pages/s${left}; data in ${dataDir}`;
+  const focus = s.focusJudged ? `, ${harvest(s)}` : '';
+  return `${verb} ${s.pages} pages${recrawls} (${s.errors} errors, ${s.robotsRequests} robots.txt, ${s.duplicates} duplicates${focus}) in ${seconds.toFixed(1)} s: ${rate.toFixed(1)} pages/s${left}; data in ${dataDir}`;
+}
+
+/** A focused crawl's figure of merit: pages on the topic among the pages judged. */
+function harvest(s: CrawlStats): string {
+  return `harvest ${(s.focusRelevant / s.focusJudged).toFixed(2)} (${s.focusRelevant} of ${s.focusJudged} pages on the topic)`;
 }

@@ -8,7 +8,8 @@ import type { ReplayProgress } from '../engine/replay/replay-progress.js';
 import { readClusterState, connectCluster } from '../engine/kafka/kafka-cluster.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import { defaultCrawlConfig, type CrawlConfig } from '../contract/config.js';
-import { openCrawlServices } from './open-services.js';
+import { openCrawlServices, openFocus } from './open-services.js';
+import type { FocusSpec } from '../focus/focus-spec.js';
 import { crawlTopology, extraProcessors } from './topology.js';
 import type { ReplayView } from '../engine/replay/replay-progress.js';
 import type { WarcOutput } from '../warc/warc-output.js';
@@ -22,6 +23,8 @@ export interface CrawlReplayOptions {
   since?: number;
   fromOffset?: number;
   parserModule?: ParserModule;
+  /** Judge the replayed pages with this focus (new examples: every page rescored) instead of the crawl's. */
+  focus?: FocusSpec;
   clickhouseUrl?: string;
   log: Logger;
   onProgress?: (p: ReplayProgress) => void;
@@ -41,9 +44,11 @@ export interface CrawlReplayOptions {
 export async function runCrawlReplay(o: CrawlReplayOptions): Promise<ReplayProgress> {
   const plan = planReplay(crawlTopology(extraProcessors(o.warc)), { id: o.id, from: o.from, processors: o.processors });
   if (o.kafka && plan.topology.processors.some((p) => p.name === 'sink') && !o.clickhouseUrl) throw new Error('replaying the sink needs --clickhouse-url');
-  const config = o.kafka ? await kafkaCrawlConfig(o.kafka, o.log) : defaultCrawlConfig();
+  const stored = o.kafka ? await kafkaCrawlConfig(o.kafka, o.log) : defaultCrawlConfig();
+  const config = o.focus ? { ...stored, focus: o.focus } : stored;
   // A replay fetches nothing; the HTTP client is there because the services have one, and opens no socket.
   const open = openCrawlServices({
+    focus: await openFocus(config, false),
     config, clickhouseUrl: o.clickhouseUrl, dataDir: o.dataDir, sinkName: `replay-${o.id}`, parserModule: o.parserModule, warc: o.warc, observer: o.telemetry,
   });
   const { services } = open;
