@@ -2,10 +2,14 @@
 // examples (or the user's own module), the link scorer and the online link weights. It judges a
 // parsed page (relevance 0–1) and scores each of its links (0–1) from the link's anchor text, the
 // words around it, its URL's words, the page's relevance and what the crawl has learned so far.
+//
+// Cost: the page's words are read once (its title and two stretches of its text, page-model.ts); a
+// link's anchor and the words around it are those same words, found by position; only a link's URL,
+// and an anchor outside the stretches read, are read again.
 import { ContextFinder } from './link-context.js';
 import { LinkLearner } from './link-learner.js';
-import { Bag, PageModel } from './page-model.js';
-import { urlWordsRange } from './tokens.js';
+import { Bag, PageModel, scoredStretches, TITLE_WEIGHT } from './page-model.js';
+import { pathStartOf, WordScanner } from './tokens.js';
 import type { FocusModule } from './focus-module.js';
 import type { FocusSpec } from './focus-spec.js';
 
@@ -24,13 +28,26 @@ export interface FocusResult {
 
 /** How much a link's own words count against the page it is on. */
 const ANCHOR_SHARE = 0.6;
+/** How much what the crawl learned of URLs like it counts in a link's score (focus/link-learner.ts). */
+const LEARNED_SHARE = 0.2;
+/**
+ * Evidence below a tenth of the threshold's is noise: an off-topic page or anchor that shares a word
+ * or two with the examples says nothing, and must not order URLs that depth and in-links order better.
+ */
+const NOISE = 0.1;
 const CONTEXT_WEIGHT = 0.5;
 const URL_WEIGHT = 0.5;
+/** An anchor holding a core word of the topic is a lead whatever else it says: worth this much of a perfect match. */
+const CORE_WORD_SHARE = 0.6;
 
 export class FocusScorer {
   readonly threshold: number;
   private readonly bag = new Bag();
+  private readonly text = new WordScanner();
+  private readonly other = new WordScanner();
   private readonly learner = new LinkLearner();
+  /** The heaviest weight among the last link's anchor words (linkCosine sets it). */
+  private anchorCore = 0;
 
   constructor(readonly spec: FocusSpec, private readonly model: PageModel | undefined, private readonly module: FocusModule | undefined) {
     const threshold = spec.threshold ?? module?.threshold ?? model?.suggestedThreshold();
@@ -48,7 +65,10 @@ export class FocusScorer {
 
   /** Relevance of the page and a score for each of its links; learns from the page. */
   score(page: ScoredPage): FocusResult {
-    const relevance = clamp(this.module?.scorePage ? this.module.scorePage({ url: page.url, title: page.title, text: page.text }) : this.model!.scoreText(page));
+    const stretches = scoredStretches(page.text.length);
+    let words = 0;
+    if (this.model) for (const [from, to] of stretches) words = this.text.scan(page.text, from, to, words);
+    const relevance = clamp(this.module?.scorePage ? this.module.scorePage({ url: page.url, title: page.title, text: page.text }) : this.pageCosine(page.title, words));
     const judged = this.normalized(relevance);
     if (this.spec.learn !== false) this.learner.learn(page.url, judged);
     const finder = new ContextFinder(page.text);
@@ -58,23 +78,79 @@ export class FocusScorer {
         const around = page.text.slice(context.beforeStart, context.anchorStart) + ' ' + page.text.slice(context.anchorEnd, context.afterEnd);
         return clamp(this.module.scoreLink({ url: link.url, anchor: link.anchor, context: around.trim() }, { url: page.url, title: page.title, relevance }));
       }
-      const bag = this.bag;
-      bag.clear();
-      bag.addText(link.anchor);
-      bag.addText(page.text, context.beforeStart, context.anchorStart, CONTEXT_WEIGHT);
-      bag.addText(page.text, context.anchorEnd, context.afterEnd, CONTEXT_WEIGHT);
-      const [from, to] = urlWordsRange(link.url);
-      bag.addText(link.url, from, to, URL_WEIGHT);
-      const words = this.normalized(this.model!.scoreBag(bag));
-      return clamp(ANCHOR_SHARE * words + (1 - ANCHOR_SHARE) * judged + this.learner.weight(link.url));
+      const found = context.anchorEnd > 0 && stretches.some(([from, to]) => context.anchorStart >= from && context.anchorEnd <= to);
+      const cosine = this.linkCosine(link, found ? context : undefined, words);
+      const lead = Math.max(Math.min(1, cosine / (2 * this.model!.linkScale)), CORE_WORD_SHARE * Math.min(1, this.anchorCore / this.model!.wordScale));
+      const own = ANCHOR_SHARE * denoised(lead) + (1 - ANCHOR_SHARE) * denoised(judged);
+      return this.spec.learn === false ? clamp(own) : clamp((1 - LEARNED_SHARE) * own + LEARNED_SHARE * this.learner.estimate(link.url));
     });
     return { relevance, linkScores };
+  }
+
+  /** The page's cosine to the examples: its title (counted twice) and the words of its text read. */
+  private pageCosine(title: string, words: number): number {
+    const bag = this.bag;
+    bag.clear();
+    bag.addText(title, 0, title.length, TITLE_WEIGHT);
+    bag.addBuckets(this.text.buckets, words);
+    return this.model!.scoreBag(bag);
+  }
+
+  /**
+   * The cosine of a link's words to the examples: its anchor (weight 1), the words around it (½) and
+   * its URL's words (½), each word its own dimension (a link's few words rarely repeat).
+   */
+  private linkCosine(link: { url: string; anchor: string }, context: { beforeStart: number; anchorStart: number; anchorEnd: number; afterEnd: number } | undefined, words: number): number {
+    const weights = this.model!.weights;
+    let dot = 0;
+    let sq = 0;
+    let core = 0;
+    if (context) {
+      const { buckets, ends } = this.text;
+      for (let i = firstEndingAfter(ends, words, context.beforeStart); i < words && ends[i] <= context.afterEnd; i++) {
+        const inAnchor = ends[i] > context.anchorStart && ends[i] <= context.anchorEnd;
+        const w = inAnchor ? 1 : CONTEXT_WEIGHT;
+        const weight = weights[buckets[i]];
+        dot += w * weight;
+        sq += w * w;
+        if (inAnchor && weight > core) core = weight;
+      }
+    } else {
+      const n = this.other.scan(link.anchor, 0, link.anchor.length);
+      for (let i = 0; i < n; i++) {
+        const weight = weights[this.other.buckets[i]];
+        dot += weight;
+        if (weight > core) core = weight;
+      }
+      sq += n;
+    }
+    this.anchorCore = core;
+    const n = this.other.scan(link.url, pathStartOf(link.url), link.url.length);
+    for (let i = 0; i < n; i++) dot += URL_WEIGHT * weights[this.other.buckets[i]];
+    sq += n * URL_WEIGHT * URL_WEIGHT;
+    return sq === 0 || dot <= 0 ? 0 : Math.min(1, dot / (Math.sqrt(sq) * this.model!.norm));
   }
 
   /** A cosine on a scale where the threshold is one half: page and link scores combine on it. */
   private normalized(cosine: number): number {
     return Math.min(1, cosine / (2 * this.threshold));
   }
+}
+
+/** The first of the `n` increasing `ends` above `pos` (n when none). */
+function firstEndingAfter(ends: Int32Array, n: number, pos: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ends[mid] > pos) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+function denoised(x: number): number {
+  return x <= NOISE ? 0 : (x - NOISE) / (1 - NOISE);
 }
 
 function clamp(x: number): number {

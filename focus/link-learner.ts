@@ -1,72 +1,79 @@
 // Online link weights (ACHE's online link learning, kept small): every page judged teaches the
-// features of the URL that led to it, its host and its path's words, how relevant it turned out,
-// and a link whose URL shares them gains or loses weight. The weights are two hashed tables (sums and
+// features of the URL that led to it, its host and its host's section (first path segment), how
+// relevant it turned out, and a link whose URL shares them gains or loses weight. Words of the path
+// are left to the static scorer: templates put the same words in every site's URLs ("news",
+// "why-…-matters"), and learning them would carry one site's yield to all. The weights are two hashed tables (sums and
 // counts) in the memory of whoever scores links: each parse worker thread learns from the pages it
 // parses, after every page. They steer the order of the frontier only: a page's relevance, the one
 // figure a replay writes, never depends on them.
-import { bucketOf, scanWords, SEED, step, TABLE_BITS, urlWordsRange, wordHash } from './tokens.js';
+import { bucketOf, pathStartOf, SEED, step, TABLE_BITS, wordHash } from './tokens.js';
 
 const BITS = TABLE_BITS - 2;
 const SIZE = 1 << BITS;
-/** Pseudo-observations at the crawl's mean: a feature seen on two pages moves a link less than one seen on twenty. */
+/** Pseudo-observations at the threshold (0.5 on the normalized scale): a feature seen on two pages moves a link less than one seen on twenty. */
 const PRIOR = 4;
-/** The most a learned weight moves a link's score, either way. */
-export const MAX_LEARNED = 0.25;
+const NEUTRAL = 0.5;
 
 export class LinkLearner {
   private readonly sums = new Float32Array(SIZE);
   private readonly counts = new Float32Array(SIZE);
-  private total = 0;
   private pages = 0;
-  private readonly features: number[] = [];
+  // The features of the URL last looked at, and the host hash of the last host (links of a page mostly share one).
+  private hostFeature = 0;
+  private segmentFeature = 0;
+  private lastOrigin = '';
+  private lastOriginHash = SEED;
 
   /** A page was judged: the features of its URL learn its relevance (0–1, normalized by the caller). */
   learn(url: string, relevance: number): void {
-    for (const f of this.featuresOf(url)) {
-      this.sums[f] += relevance;
-      this.counts[f] += 1;
-    }
-    this.total += relevance;
+    this.featuresOf(url);
+    this.sums[this.hostFeature] += relevance;
+    this.counts[this.hostFeature] += 1;
+    this.sums[this.segmentFeature] += relevance;
+    this.counts[this.segmentFeature] += 1;
     this.pages++;
   }
 
-  /** How much more (or less) relevant than the crawl's average the pages behind URLs like this one were, within ±MAX_LEARNED. */
-  weight(url: string): number {
-    if (this.pages === 0) return 0;
-    const mean = this.total / this.pages;
+  /**
+   * How relevant the pages behind URLs like this one were (0–1 on the normalized scale, the threshold
+   * at 0.5), averaged over the URL's features seen so far; 0.5 when none has been seen.
+   */
+  estimate(url: string): number {
+    if (this.pages === 0) return NEUTRAL;
+    this.featuresOf(url);
     let sum = 0;
     let n = 0;
-    for (const f of this.featuresOf(url)) {
+    for (const f of [this.hostFeature, this.segmentFeature]) {
       const c = this.counts[f];
       if (c === 0) continue;
-      sum += (this.sums[f] + PRIOR * mean) / (c + PRIOR) - mean;
+      sum += (this.sums[f] + PRIOR * NEUTRAL) / (c + PRIOR);
       n++;
     }
-    if (n === 0) return 0;
-    return Math.max(-MAX_LEARNED, Math.min(MAX_LEARNED, sum / n));
+    return n === 0 ? NEUTRAL : sum / n;
   }
 
   get pagesLearned(): number {
     return this.pages;
   }
 
-  /** The URL's host, its first path segment within the host, and the words of its path. */
-  private featuresOf(url: string): number[] {
-    const out = this.features;
-    out.length = 0;
-    const hostStart = url.indexOf('//') + 2;
-    const [pathStart, end] = urlWordsRange(url);
-    let h = SEED;
-    for (let i = hostStart; i < pathStart; i++) h = step(h, url.charCodeAt(i));
-    out.push(bucketOf(h) & (SIZE - 1));
+  /** The URL's host, and its first path segment within the host. */
+  private featuresOf(url: string): void {
+    const pathStart = pathStartOf(url);
+    let h: number;
+    if (pathStart === this.lastOrigin.length && url.startsWith(this.lastOrigin)) {
+      h = this.lastOriginHash;
+    } else {
+      h = SEED;
+      for (let i = url.indexOf('//') + 2; i < pathStart; i++) h = step(h, url.charCodeAt(i));
+      this.lastOrigin = url.slice(0, pathStart);
+      this.lastOriginHash = h;
+    }
+    this.hostFeature = bucketOf(h) & (SIZE - 1);
     let segmentEnd = url.indexOf('/', pathStart + 1);
-    if (segmentEnd < 0) segmentEnd = end;
+    if (segmentEnd < 0) segmentEnd = url.length;
     for (let i = pathStart; i < segmentEnd; i++) h = step(h, url.charCodeAt(i));
-    out.push(bucketOf(h ^ HOST_SEGMENT) & (SIZE - 1));
-    scanWords(url, pathStart, end, (b) => out.push((b ^ PATH_WORD) & (SIZE - 1)));
-    return out;
+    this.segmentFeature = bucketOf(h ^ HOST_SEGMENT) & (SIZE - 1);
   }
 }
 
 const HOST_SEGMENT = wordHash('host+segment') & (SIZE - 1);
-const PATH_WORD = wordHash('path word') & (SIZE - 1);

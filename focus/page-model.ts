@@ -3,20 +3,35 @@
 // examples' bags minus half the mean of the counterexamples' (Rocchio), negative weights dropped, and
 // a page's relevance is the cosine between its bag and the model: 0 (nothing in common) to 1.
 // No training service, no download: a few milliseconds at start, then one pass over a page's words.
-import { scanWords, TABLE_SIZE } from './tokens.js';
+import { TABLE_SIZE, WordScanner } from './tokens.js';
 
-/** A page is judged on its title (counted twice) and the start of its text: enough words to tell its subject, at a bounded cost. */
-export const MAX_SCORED_CHARS = 6_000;
-const TITLE_WEIGHT = 2;
+/**
+ * A page is judged on its title (counted twice) and two stretches of its text, 2,000 characters in
+ * all: its start (a lead, or the menus) and its middle (the body, past any menus): enough words to
+ * tell its subject, at a bounded cost (scoring is paid on every page parsed).
+ */
+export const SCORED_CHARS = 2_000;
+const START_CHARS = 800;
+
+/** The stretches of a text of `length` characters that are read: [start, end) pairs, in order. */
+export function scoredStretches(length: number): [number, number][] {
+  if (length <= SCORED_CHARS) return [[0, length]];
+  const middle = Math.max(START_CHARS, (length >> 1) - ((SCORED_CHARS - START_CHARS) >> 1));
+  return [[0, START_CHARS], [middle, middle + SCORED_CHARS - START_CHARS]];
+}
+export const TITLE_WEIGHT = 2;
+/** An example is a page the user chose: all of it (up to this much) makes the model. */
+const MAX_EXAMPLE_READ = 16_000;
 const COUNTER_WEIGHT = 0.5;
 
 /** Word counts of one text, reused from text to text without allocating. */
 export class Bag {
   private readonly slotOf = new Int32Array(TABLE_SIZE).fill(-1);
+  private readonly scanner = new WordScanner();
   readonly buckets: number[] = [];
   readonly counts: number[] = [];
 
-  add = (bucket: number, weight = 1): void => {
+  add(bucket: number, weight = 1): void {
     const slot = this.slotOf[bucket];
     if (slot >= 0) {
       this.counts[slot] += weight;
@@ -25,12 +40,19 @@ export class Bag {
     this.slotOf[bucket] = this.buckets.length;
     this.buckets.push(bucket);
     this.counts.push(weight);
-  };
+  }
 
   /** Adds the words of `s.slice(start, end)`, each with `weight`. */
   addText(s: string, start = 0, end = s.length, weight = 1): void {
-    if (weight === 1) scanWords(s, start, end, this.add);
-    else scanWords(s, start, end, (b) => this.add(b, weight));
+    if (end <= start) return;
+    const n = this.scanner.scan(s, start, end);
+    const words = this.scanner.buckets;
+    for (let i = 0; i < n; i++) this.add(words[i], weight);
+  }
+
+  /** Adds `n` words given as buckets. */
+  addBuckets(buckets: Int32Array, n: number, weight = 1): void {
+    for (let i = 0; i < n; i++) this.add(buckets[i], weight);
   }
 
   clear(): void {
@@ -79,6 +101,13 @@ export class PageModel {
   /** Leave-one-out cosines of the examples: how close a page about the topic comes. */
   readonly exampleScores: number[];
   readonly counterScores: number[];
+  /**
+   * The cosine of a link's few words that counts as on the topic: half that of the model's four
+   * heaviest words together. A link's words are few, so its cosine runs far below a page's.
+   */
+  readonly linkScale: number;
+  /** The weight of a core word of the topic (the model's 16th heaviest): an anchor holding one is a lead. */
+  readonly wordScale: number;
   private readonly bag = new Bag();
 
   constructor(examples: readonly string[], counterexamples: readonly string[] = []) {
@@ -91,16 +120,26 @@ export class PageModel {
     this.norm = sharpen(this.weights, pos, neg);
     this.exampleScores = examples.map((e, i) => this.leaveOneOut(e, units[i], pos, neg, units.length));
     this.counterScores = counterexamples.map((c) => this.scoreText({ title: '', text: c }));
+    const heaviest = [...this.weights.keys()].filter((b) => this.weights[b] > 0).sort((x, y) => this.weights[y] - this.weights[x]);
+    this.bag.clear();
+    for (const b of heaviest.slice(0, 4)) this.bag.add(b);
+    this.linkScale = this.bag.cosine(this.weights, this.norm) / 2;
+    this.wordScale = this.weights[heaviest[Math.min(15, heaviest.length - 1)]] ?? 0;
     this.bag.clear();
   }
 
-  /** Relevance of a page: the cosine of its title and first MAX_SCORED_CHARS of text to the examples. */
+  /** Relevance of a page: the cosine of its title and the stretches of its text read (scoredStretches) to the examples. */
   scoreText(page: ScoredText): number {
+    this.readPage(page.title, page.text);
+    return this.bag.cosine(this.weights, this.norm);
+  }
+
+  private readPage(title: string, text: string): Bag {
     const bag = this.bag;
     bag.clear();
-    bag.addText(page.title, 0, page.title.length, TITLE_WEIGHT);
-    bag.addText(page.text, 0, Math.min(page.text.length, MAX_SCORED_CHARS));
-    return bag.cosine(this.weights, this.norm);
+    bag.addText(title, 0, title.length, TITLE_WEIGHT);
+    for (const [from, to] of scoredStretches(text.length)) bag.addText(text, from, to);
+    return bag;
   }
 
   /** Cosine of a short text (a link's words) given as a filled bag. */
@@ -124,7 +163,7 @@ export class PageModel {
   private unit(text: string): Unit {
     const bag = this.bag;
     bag.clear();
-    bag.addText(text, 0, Math.min(text.length, 4 * MAX_SCORED_CHARS));
+    bag.addText(text, 0, Math.min(text.length, MAX_EXAMPLE_READ));
     const u = new Float32Array(TABLE_SIZE);
     bag.accumulate(u, 1);
     const buckets = Int32Array.from(bag.buckets);
@@ -142,9 +181,7 @@ export class PageModel {
     for (let b = 0; b < TABLE_SIZE; b++) if (pos[b] > 0) weights[b] = pos[b] * scale;
     for (let k = 0; k < own.buckets.length; k++) weights[own.buckets[k]] -= own.values[k] / (n - 1);
     const norm = sharpen(weights, weights, neg);
-    this.bag.clear();
-    this.bag.addText(text, 0, Math.min(text.length, MAX_SCORED_CHARS));
-    return this.bag.cosine(weights, norm);
+    return this.readPage('', text).cosine(weights, norm);
   }
 }
 

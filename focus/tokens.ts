@@ -2,8 +2,8 @@
 // bucket of a fixed-size table, frequent English words dropped, a plural "s" folded ("hives" counts
 // as "hive"). No strings are made per word: a page's words cost one pass over its characters.
 
-/** Buckets of every hashed table of the model: 2^18 floats are 1 MB, and a few thousand example words rarely collide. */
-export const TABLE_BITS = 18;
+/** Buckets of every hashed table of the model: 2^16 floats are 256 KB (the hot tables stay in cache), and a few thousand example words rarely collide. */
+export const TABLE_BITS = 16;
 export const TABLE_SIZE = 1 << TABLE_BITS;
 const MASK = TABLE_SIZE - 1;
 const MIN_WORD = 3;
@@ -56,13 +56,18 @@ export function wordHash(word: string): number {
   return h;
 }
 
-const frequent = new Set(FREQUENT.map((w) => bucketOf(wordHash(w))));
+/** 1 at the bucket of each frequent word: one load per word, no hashing of a set. */
+const frequent = new Uint8Array(TABLE_SIZE);
+for (const w of FREQUENT) frequent[bucketOf(wordHash(w))] = 1;
 
-/** Lower-case code of a word character, or -1 for anything that ends a word. */
-function wordChar(c: number): number {
-  if (c >= 0x61 && c <= 0x7a) return c;
-  if (c >= 0x30 && c <= 0x39) return c;
-  if (c >= 0x41 && c <= 0x5a) return c | 0x20;
+/** Lower-case code of each ASCII character that belongs to a word, -1 for the others. */
+const ASCII = new Int16Array(128).fill(-1);
+for (let c = 0x30; c <= 0x39; c++) ASCII[c] = c;
+for (let c = 0x61; c <= 0x7a; c++) ASCII[c] = c;
+for (let c = 0x41; c <= 0x5a; c++) ASCII[c] = c | 0x20;
+
+/** Lower-case code of a word character beyond ASCII, or -1 for anything that ends a word. */
+function wideWordChar(c: number): number {
   if (c < 0xc0) return -1;
   if (c <= 0xde && c !== 0xd7) return c + 0x20; // Latin-1 capitals
   if (c <= 0x24f) return c; // Latin letters
@@ -71,42 +76,84 @@ function wordChar(c: number): number {
   return -1;
 }
 
-/**
- * Calls `each(bucket)` for every kept word of `s.slice(start, end)`, in order; returns how many.
- * A word is kept when it has 3 to 24 characters, is not all digits and is not a frequent English word.
- */
-export function scanWords(s: string, start: number, end: number, each: (bucket: number) => void): number {
-  let kept = 0;
-  let h = SEED, before = SEED, len = 0, letters = 0, last = 0;
-  for (let i = start; i <= end; i++) {
-    const c = i < end ? wordChar(s.charCodeAt(i)) : -1;
-    if (c >= 0) {
-      before = h;
-      h = step(h, c);
-      len++;
-      last = c;
-      if (c > 0x39) letters++;
-      continue;
-    }
-    if (len >= MIN_WORD && len <= MAX_WORD && letters > 0) {
-      // "hives" is "hive", "mites" is "mite"; "glass" stays "glass".
-      const key = last === 0x73 && len > 4 && (s.charCodeAt(i - 2) | 0x20) !== 0x73 ? before : h;
-      const bucket = bucketOf(key);
-      if (!frequent.has(bucket)) {
-        each(bucket);
-        kept++;
-      }
-    }
-    h = SEED;
-    len = 0;
-    letters = 0;
-  }
-  return kept;
+/** "hives" is "hive", "mites" is "mite"; "glass" stays "glass". The word is s.slice(end - len, end). */
+function plural(s: string, end: number, len: number): boolean {
+  return len > 4 && (s.charCodeAt(end - 1) | 0x20) === 0x73 && (s.charCodeAt(end - 2) | 0x20) !== 0x73;
 }
 
-/** Words of a URL worth scoring: its path and query, split at anything but letters and digits. */
-export function urlWordsRange(url: string): [number, number] {
-  // Past "scheme://host": the host's own words say little about one page (the online weights learn hosts).
+/** The hash of the word characters s.slice(start, end), as the scanner makes it. */
+function hashOf(s: string, start: number, end: number): number {
+  let h = SEED;
+  for (let i = start; i < end; i++) {
+    const code = s.charCodeAt(i);
+    h = Math.imul(h ^ (code < 128 ? ASCII[code] : wideWordChar(code)), 0x01000193);
+  }
+  return h;
+}
+
+/**
+ * The kept words of a text as table buckets, in order, with where each ends, in buffers reused from
+ * call to call. A word is kept when it has 3 to 24 characters, is not all digits and is not a frequent
+ * English word.
+ */
+export class WordScanner {
+  buckets = new Int32Array(1024);
+  /** ends[i]: the index just past word i in the text scanned. */
+  ends = new Int32Array(1024);
+
+  /** Scans `s.slice(start, end)`; writes its words from index `at` on; returns the count of words written in all. */
+  scan(s: string, start: number, end: number, at = 0): number {
+    let kept = at;
+    let h = SEED, len = 0, digits = 0;
+    for (let i = start; i <= end; i++) {
+      let c = -1;
+      if (i < end) {
+        const code = s.charCodeAt(i);
+        c = code < 128 ? ASCII[code] : wideWordChar(code);
+        if (c >= 0) {
+          h = Math.imul(h ^ c, 0x01000193);
+          len++;
+          if (c < 0x3a) digits++;
+          continue;
+        }
+      }
+      if (len >= MIN_WORD && len <= MAX_WORD && digits < len) {
+        const bucket = bucketOf(plural(s, i, len) ? hashOf(s, i - len, i - 1) : h);
+        if (frequent[bucket] === 0) {
+          if (kept === this.buckets.length) this.grow();
+          this.buckets[kept] = bucket;
+          this.ends[kept++] = i;
+        }
+      }
+      h = SEED;
+      len = 0;
+      digits = 0;
+    }
+    return kept;
+  }
+
+  private grow(): void {
+    const buckets = new Int32Array(this.buckets.length * 2);
+    buckets.set(this.buckets);
+    const ends = new Int32Array(this.ends.length * 2);
+    ends.set(this.ends);
+    this.buckets = buckets;
+    this.ends = ends;
+  }
+}
+
+const scanner = new WordScanner();
+
+/** Calls `each(bucket)` for every kept word of `s.slice(start, end)`, in order; returns how many. */
+export function scanWords(s: string, start: number, end: number, each: (bucket: number) => void): number {
+  const n = scanner.scan(s, start, end);
+  const buckets = scanner.buckets;
+  for (let i = 0; i < n; i++) each(buckets[i]);
+  return n;
+}
+
+/** Where a URL's path starts (its length when it has none): the host's own words say little of one page. */
+export function pathStartOf(url: string): number {
   const slash = url.indexOf('/', url.indexOf('//') + 2);
-  return slash < 0 ? [url.length, url.length] : [slash, url.length];
+  return slash < 0 ? url.length : slash;
 }

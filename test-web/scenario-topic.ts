@@ -17,7 +17,7 @@ import { type BuiltScenario, makeSites } from './scenario-test.js';
 import type { Site } from './site.js';
 import { addLink, buildSite, pageText, type SectionSpec, siteName, type TopicPage } from './sites-topic.js';
 import { Rng } from './text.js';
-import { DECOY_SENSES, DECOYS, GENERAL, TOPIC } from './topic-words.js';
+import { BRIDGE, DECOY_SENSES, DECOYS, GENERAL, TOPIC } from './topic-words.js';
 
 const GENERAL_SUBJECTS = ['news', 'sport', 'money', 'travel', 'food', 'tech', 'garden', 'culture', 'health', 'cars', 'nature'];
 const PORTAL_SECTIONS = ['news', 'sport', 'money', 'travel', 'food', 'garden', 'tech', 'culture'];
@@ -46,8 +46,9 @@ function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i + 1);
 }
 
-const section = (name: string, label: string, vocabulary: readonly string[], articles: number, onTopic = false, mix?: SectionSpec['mix']): SectionSpec =>
-  ({ name, label, vocabulary, articles, onTopic, mix });
+const section = (name: string, label: string, vocabulary: readonly string[], articles: number, onTopic = false, mix?: SectionSpec['mix'],
+  bridgeEvery?: number, lead = false): SectionSpec =>
+  ({ name, label, vocabulary, articles, onTopic, mix, ...(bridgeEvery ? { bridges: { every: bridgeEvery, words: BRIDGE, share: 0.1, lead } } : {}) });
 
 export function buildTopicScenario(addresses: string[], port: number): BuiltScenario & { topic: TopicTruth } {
   const { sites, get } = makeSites(TOPIC_HOST_NAMES, addresses, port);
@@ -59,9 +60,10 @@ export function buildTopicScenario(addresses: string[], port: number): BuiltScen
   for (const i of range(20)) get(`general-${i}`).siteName = siteName(`general-${i}`, GENERAL[subjectOf(i)], 'Times');
   for (const i of range(5)) {
     const s = get(`portal-${i}`);
-    const generals = range(8).map((k) => get(`general-${((i * 3 + k * 5) % 20) + 1}`));
+    const generals = range(8).map((k) => get(`general-${((i - 1) * 4 + k - 1) % 20 + 1}`));
     pages.push(...buildSite(s, `The ${['Daily', 'Weekly', 'Morning', 'Evening', 'Sunday'][i - 1]} Portal`, { vocabulary: FILLER_HOME, onTopic: false },
-      PORTAL_SECTIONS.map((x) => section(x, titleOf(x), GENERAL[x], 18, false, x === 'garden' ? garden : undefined)),
+      // Two portals lead their garden section with a story that mentions bees on their home page.
+      PORTAL_SECTIONS.map((x) => x === 'garden' ? section(x, titleOf(x), GENERAL[x], 18, false, garden, 6, i % 2 === 0) : section(x, titleOf(x), GENERAL[x], 18)),
       generals.map((g) => [g.url('/'), g.siteName])));
   }
   for (const i of range(20)) {
@@ -69,9 +71,12 @@ export function buildTopicScenario(addresses: string[], port: number): BuiltScen
     const subject = subjectOf(i);
     const v = GENERAL[subject];
     const mix = subject === 'garden' ? garden : undefined;
-    const hub: [string, string][] = i === 7 ? [['/links', 'Useful links']] : i === 11 ? [['/noticeboard', 'Community noticeboard']] : [];
+    const bridges = subject === 'garden' || subject === 'nature' ? 40 : undefined;
+    // The hubs' own text is off the topic; the links to them say a little of what they list.
+    const hub: [string, string][] = i === 7 ? [['/links', 'Useful links: allotments, seed swaps and local beekeepers']]
+      : i === 11 ? [['/noticeboard', 'Community noticeboard: walks, talks and an apiary open day']] : [];
     pages.push(...buildSite(s, s.siteName, { vocabulary: v, onTopic: false },
-      [section('latest', 'Latest', v, 40, false, mix), section('features', 'Features', v, 40, false, mix), section('archive', 'Archive', v, 40, false, mix)], hub));
+      [section('latest', 'Latest', v, 40, false, mix, bridges), section('features', 'Features', v, 40, false, mix, bridges), section('archive', 'Archive', v, 40, false, mix, bridges)], hub));
   }
   const topicSections = () => [section('start', 'Getting started', TOPIC, 10, true), section('hives', 'Hive management', TOPIC, 10, true),
     section('health', 'Bee health', TOPIC, 10, true), section('honey', 'Honey and harvest', TOPIC, 10, true)];
@@ -153,7 +158,7 @@ function addCrossLinks(pages: TopicPage[], subjectOf: (i: number) => string): vo
       list.forEach((p, k) => {
         to(p, pick(articles(pick(generalOf(x)))));
         if (k % 2 === 0) to(p, pick(articles(pick(generalOf(pick(GENERAL_SUBJECTS))))));
-        if (x === 'garden' && k % 6 === 5) to(p, pick(topicArticles));
+        if (p.bridge) to(p, pick(topicArticles));
         if (decoyFor[x] && k % 9 === 4) to(p, pick(articles(`decoy-${decoyFor[x]}`)));
         if (x === 'news' && k % 9 === 7) to(p, pick(articles(`mixed-${1 + rng.int(3)}`)));
       });
@@ -164,7 +169,7 @@ function addCrossLinks(pages: TopicPage[], subjectOf: (i: number) => string): vo
     articles(`general-${i}`).forEach((p, k) => {
       if (k % 3 === 0) to(p, pick(articles(pick(range(20).map((j) => `general-${j}`)))));
       if (k % 10 === 0) to(p, pick(articles(`portal-${1 + rng.int(5)}`)));
-      if ((subject === 'garden' || subject === 'nature') && k % 40 === 17) to(p, pick(topicArticles));
+      if (p.bridge) to(p, pick(topicArticles));
       if (subject === 'news' && k % 30 === 11) to(p, pick(articles(`mixed-${1 + rng.int(3)}`)));
     });
   }

@@ -12,6 +12,8 @@ export interface TopicPage {
   path: string;
   title: string;
   onTopic: boolean;
+  /** An off-topic article that mentions the topic (its title too) and links to a page about it. */
+  bridge?: boolean;
 }
 
 export interface SectionSpec {
@@ -23,6 +25,8 @@ export interface SectionSpec {
   onTopic: boolean;
   /** Other words mixed into the section's text (a garden page mentioning pollinators now and then). */
   mix?: { extra: readonly string[]; share: number };
+  /** Which articles bridge to the topic: their title joins a word of the section and a word of `words`, and their text mentions it more. */
+  bridges?: { every: number; words: readonly string[]; share: number; lead?: boolean };
 }
 
 /** A page's text: common words, neutral filler and its own vocabulary (Zipf-skewed, shuffled per page). */
@@ -59,6 +63,13 @@ export function pageTitle(seed: string, vocabulary: readonly string[]): string {
   return t[0].toUpperCase() + t.slice(1);
 }
 
+/** "Roses and hives": a word of the page's subject and a word of the topic it mentions. */
+function bridgeTitle(seed: string, vocabulary: readonly string[], topic: readonly string[]): string {
+  const rng = new Rng(`bridge:${seed}`);
+  const t = rng.pick(['{0} and {1}', 'Why {1} matter for {0}', '{0}: a note on {1}', 'Making room for {1} among the {0}']).replace('{0}', rng.pick(vocabulary)).replace('{1}', rng.pick(topic));
+  return t[0].toUpperCase() + t.slice(1);
+}
+
 export function slug(title: string): string {
   return title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
 }
@@ -79,7 +90,8 @@ export function buildSite(s: Site, displayName: string, home: { vocabulary: read
     const list: { path: string; title: string }[] = [];
     const seen = new Set<string>();
     for (let i = 0; list.length < x.articles; i++) {
-      const title = pageTitle(`${s.name}/${x.name}/${i}`, x.vocabulary);
+      const bridge = x.bridges && list.length % x.bridges.every === x.bridges.every - 1;
+      const title = bridge ? bridgeTitle(`${s.name}/${x.name}/${i}`, x.vocabulary, x.bridges!.words) : pageTitle(`${s.name}/${x.name}/${i}`, x.vocabulary);
       const path = `/${x.name}/${slug(title)}`;
       if (seen.has(path)) continue;
       seen.add(path);
@@ -88,7 +100,12 @@ export function buildSite(s: Site, displayName: string, home: { vocabulary: read
     articlesOf.set(x.name, list);
   }
   s.page('/', { title: displayName, paragraphs: pageText(`${s.name}/home`, home.vocabulary, 120) },
-    (a) => [...sections.map((x) => a(`/${x.name}/`, `${x.label}: ${pageTitle(`${s.name}/${x.name}/lead`, x.vocabulary)}`)),
+    // Each section's lead story is teased on the home page; some sections lead with a bridge.
+    (a) => [...sections.map((x) => {
+      const list = articlesOf.get(x.name)!;
+      const lead = list[x.bridges?.lead ? Math.min(list.length, x.bridges.every) - 1 : 0];
+      return a(lead.path, lead.title);
+    }),
       ...homeLinks.map(([href, text]) => a(href, text))]);
   pages.push({ site: s, path: '/', title: displayName, onTopic: home.onTopic });
   for (const x of sections) {
@@ -105,9 +122,11 @@ export function buildSite(s: Site, displayName: string, home: { vocabulary: read
         if (j !== i) related.add(j);
       }
       const words = rng.range(240, 380);
-      s.page(p.path, { title: p.title, paragraphs: pageText(`${s.name}${p.path}`, x.vocabulary, words, x.mix) },
+      const bridge = x.bridges !== undefined && i % x.bridges.every === x.bridges.every - 1;
+      const mix = bridge ? { extra: x.bridges!.words, share: x.bridges!.share } : x.mix;
+      s.page(p.path, { title: p.title, paragraphs: pageText(`${s.name}${p.path}`, x.vocabulary, words, mix) },
         (a) => [...related].map((j) => a(list[j].path, list[j].title)));
-      pages.push({ site: s, path: p.path, title: p.title, onTopic: x.onTopic });
+      pages.push({ site: s, path: p.path, title: p.title, onTopic: x.onTopic, ...(bridge ? { bridge } : {}) });
     });
   }
   return pages;

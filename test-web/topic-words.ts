@@ -15,6 +15,9 @@ export const TOPIC = words(`
   honey harvest spring nosema chalkbrood foulbrood splits supering excluder mated mating laying workers
   nurse bumblebees orientation bloom clover heather lavender apiarist`);
 
+/** The topic's words an off-topic page mentions when it points to the topic (a garden article on pollinators). */
+export const BRIDGE = words('bee bees honeybees hive hives pollinators pollination beekeeping beekeeper nectar pollen');
+
 /** Neutral words any page may use, whatever its subject. */
 export const FILLER = words(`
   time people way day year work life part place week case point group number fact hand world area
