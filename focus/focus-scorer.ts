@@ -3,12 +3,12 @@
 // parsed page (relevance 0–1) and scores each of its links (0–1) from the link's anchor text, the
 // words around it, its URL's words, the page's relevance and what the crawl has learned so far.
 //
-// Cost: the page's words are read once (its title and two stretches of its text, page-model.ts); a
-// link's anchor and the words around it are those same words, found by position; only a link's URL,
-// and an anchor outside the stretches read, are read again.
+// Cost: the page's words are read once (its title and 1,200 characters of its text, page-model.ts
+// scoredText); a link's anchor and the words around it are those same words, found by position in
+// what was read; only a link's URL, and an anchor not in what was read, are read again.
 import { ContextFinder } from './link-context.js';
 import { LinkLearner } from './link-learner.js';
-import { Bag, PageModel, scoredStretches, TITLE_WEIGHT } from './page-model.js';
+import { type PageModel, scoredText, TITLE_WEIGHT } from './page-model.js';
 import { pathStartOf, WordScanner } from './tokens.js';
 import type { FocusModule } from './focus-module.js';
 import type { FocusSpec } from './focus-spec.js';
@@ -42,8 +42,8 @@ const CORE_WORD_SHARE = 0.6;
 
 export class FocusScorer {
   readonly threshold: number;
-  private readonly bag = new Bag();
   private readonly text = new WordScanner();
+  private sorted = new Int32Array(1024);
   private readonly other = new WordScanner();
   private readonly learner = new LinkLearner();
   /** The heaviest weight among the last link's anchor words (linkCosine sets it). */
@@ -65,35 +65,49 @@ export class FocusScorer {
 
   /** Relevance of the page and a score for each of its links; learns from the page. */
   score(page: ScoredPage): FocusResult {
-    const stretches = scoredStretches(page.text.length);
-    let words = 0;
-    if (this.model) for (const [from, to] of stretches) words = this.text.scan(page.text, from, to, words);
+    // Anchors are looked for, and their contexts read, in this bounded text: never a search of 100 KB per link.
+    const read = scoredText(page.text);
+    const words = this.model ? this.text.scan(read, 0, read.length) : 0;
     const relevance = clamp(this.module?.scorePage ? this.module.scorePage({ url: page.url, title: page.title, text: page.text }) : this.pageCosine(page.title, words));
     const judged = this.normalized(relevance);
     if (this.spec.learn !== false) this.learner.learn(page.url, judged);
-    const finder = new ContextFinder(page.text);
+    const finder = new ContextFinder(read);
     const linkScores = page.links.map((link) => {
       const context = finder.find(link.anchor);
       if (this.module?.scoreLink) {
-        const around = page.text.slice(context.beforeStart, context.anchorStart) + ' ' + page.text.slice(context.anchorEnd, context.afterEnd);
+        const around = read.slice(context.beforeStart, context.anchorStart) + ' ' + read.slice(context.anchorEnd, context.afterEnd);
         return clamp(this.module.scoreLink({ url: link.url, anchor: link.anchor, context: around.trim() }, { url: page.url, title: page.title, relevance }));
       }
-      const found = context.anchorEnd > 0 && stretches.some(([from, to]) => context.anchorStart >= from && context.anchorEnd <= to);
-      const cosine = this.linkCosine(link, found ? context : undefined, words);
-      const lead = Math.max(Math.min(1, cosine / (2 * this.model!.linkScale)), CORE_WORD_SHARE * Math.min(1, this.anchorCore / this.model!.wordScale));
+      const cosine = this.linkCosine(link, context.anchorEnd > 0 ? context : undefined, words);
+      const lead = Math.max(Math.min(1, cosine / (2 * this.model!.linkScale)), CORE_WORD_SHARE * Math.min(1, this.anchorCore / this.model!.compactWordScale));
       const own = ANCHOR_SHARE * denoised(lead) + (1 - ANCHOR_SHARE) * denoised(judged);
       return this.spec.learn === false ? clamp(own) : clamp((1 - LEARNED_SHARE) * own + LEARNED_SHARE * this.learner.estimate(link.url));
     });
     return { relevance, linkScores };
   }
 
-  /** The page's cosine to the examples: its title (counted twice) and the words of its text read. */
+  /**
+   * The page's cosine to the examples: its title (counted twice) and the words of its text read,
+   * counted by sorting their buckets (no table to clear, and the model's weights read in order).
+   */
   private pageCosine(title: string, words: number): number {
-    const bag = this.bag;
-    bag.clear();
-    bag.addText(title, 0, title.length, TITLE_WEIGHT);
-    bag.addBuckets(this.text.buckets, words);
-    return this.model!.scoreBag(bag);
+    const n = this.other.scan(title, 0, title.length);
+    const all = this.sorted.length >= words + TITLE_WEIGHT * n ? this.sorted : (this.sorted = new Int32Array(2 * (words + TITLE_WEIGHT * n)));
+    all.set(this.text.buckets.subarray(0, words));
+    let k = words;
+    for (let i = 0; i < n; i++) for (let w = 0; w < TITLE_WEIGHT; w++) all[k++] = this.other.buckets[i];
+    const counted = all.subarray(0, k).sort();
+    const weights = this.model!.compact;
+    let dot = 0, sq = 0;
+    for (let i = 0; i < k;) {
+      let j = i + 1;
+      while (j < k && counted[j] === counted[i]) j++;
+      const tf = 1 + Math.log(j - i);
+      sq += tf * tf;
+      dot += tf * weights[counted[i]];
+      i = j;
+    }
+    return sq === 0 || dot <= 0 ? 0 : Math.min(1, dot / (Math.sqrt(sq) * this.model!.compactNorm));
   }
 
   /**
@@ -101,7 +115,7 @@ export class FocusScorer {
    * its URL's words (½), each word its own dimension (a link's few words rarely repeat).
    */
   private linkCosine(link: { url: string; anchor: string }, context: { beforeStart: number; anchorStart: number; anchorEnd: number; afterEnd: number } | undefined, words: number): number {
-    const weights = this.model!.weights;
+    const weights = this.model!.compact;
     let dot = 0;
     let sq = 0;
     let core = 0;
@@ -128,7 +142,7 @@ export class FocusScorer {
     const n = this.other.scan(link.url, pathStartOf(link.url), link.url.length);
     for (let i = 0; i < n; i++) dot += URL_WEIGHT * weights[this.other.buckets[i]];
     sq += n * URL_WEIGHT * URL_WEIGHT;
-    return sq === 0 || dot <= 0 ? 0 : Math.min(1, dot / (Math.sqrt(sq) * this.model!.norm));
+    return sq === 0 || dot <= 0 ? 0 : Math.min(1, dot / (Math.sqrt(sq) * this.model!.compactNorm));
   }
 
   /** A cosine on a scale where the threshold is one half: page and link scores combine on it. */

@@ -41,15 +41,15 @@ export class LinkLearner {
   estimate(url: string): number {
     if (this.pages === 0) return NEUTRAL;
     this.featuresOf(url);
-    let sum = 0;
-    let n = 0;
-    for (const f of [this.hostFeature, this.segmentFeature]) {
-      const c = this.counts[f];
-      if (c === 0) continue;
-      sum += (this.sums[f] + PRIOR * NEUTRAL) / (c + PRIOR);
-      n++;
-    }
-    return n === 0 ? NEUTRAL : sum / n;
+    const host = this.yieldOf(this.hostFeature);
+    const segment = this.yieldOf(this.segmentFeature);
+    return host < 0 ? (segment < 0 ? NEUTRAL : segment) : segment < 0 ? host : (host + segment) / 2;
+  }
+
+  /** The smoothed relevance of the pages behind a feature, -1 when none was seen. */
+  private yieldOf(f: number): number {
+    const c = this.counts[f];
+    return c === 0 ? -1 : (this.sums[f] + PRIOR * NEUTRAL) / (c + PRIOR);
   }
 
   get pagesLearned(): number {
