@@ -8,9 +8,9 @@ const spec: FocusSpec = { examples: EXAMPLES, counterexamples: [], mode: 'soft' 
 const ON = topicText('on-topic page');
 const OFF = generalText('off-topic page', 'money');
 
-/** One link on a page of `text`, with `around` written just before it. */
+/** One link near the start of a page of `text`, with `around` written just before it. */
 function pageWith(text: string, link: { url: string; anchor: string }, around = '') {
-  return { url: 'http://site.test/page', title: '', text: `${text} ${around} ${link.anchor} and more`, links: [link] };
+  return { url: 'http://site.test/page', title: '', text: `${around} ${link.anchor}. ${text}`, links: [link] };
 }
 
 describe('the focus scorer', () => {
