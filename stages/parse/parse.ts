@@ -157,7 +157,7 @@ export class Parse implements Processor<In, Out> {
 
 export const parseProcessor = defineProcessor({
   name: 'parse',
-  description: 'One streaming htmlparser2 pass: title, canonical, meta robots, links (base href, nofollow), visible text, content hash, 64-bit simhash of the main content; redirects re-enter as discovered URLs.',
+  description: 'One streaming htmlparser2 pass: title, canonical, meta robots, links (base href, nofollow), visible text, content hash, 64-bit simhash of the main content; redirects re-enter as discovered URLs. A focused crawl judges each page and scores each link it follows.',
   inputs,
   outputs,
   stores: [],
