@@ -3,6 +3,7 @@
 // (`replay-<id>`), so its positions never mix with the live crawl's and its newer rows replace the
 // earlier ones in ClickHouse.
 import type { Logger } from '../engine/api.js';
+import type { ClickHouse } from '../clickhouse/connection.js';
 import { planReplay } from '../engine/replay/replay-plan.js';
 import type { ReplayProgress } from '../engine/replay/replay-progress.js';
 import { readClusterState, connectCluster } from '../engine/kafka/kafka-cluster.js';
@@ -53,7 +54,10 @@ export async function runCrawlReplay(o: CrawlReplayOptions): Promise<ReplayProgr
   });
   const { services } = open;
   try {
-    if (plan.topology.processors.some((p) => p.name === 'sink')) await services.clickhouse();
+    if (plan.topology.processors.some((p) => p.name === 'sink')) {
+      const ch = await services.clickhouse();
+      if (!config.focus && plan.topology.processors.some((p) => p.name === 'parse')) await warnUnfocused(ch, o.log);
+    }
     const telemetry = o.telemetry;
     const common = {
       plan, services, since: o.since, fromOffset: o.fromOffset, log: o.log, onProgress: o.onProgress, signal: o.signal,
@@ -71,6 +75,14 @@ export async function runCrawlReplay(o: CrawlReplayOptions): Promise<ReplayProgr
     return await runEmbeddedReplay({ ...common, dataDir: o.dataDir! });
   } finally {
     await open.close();
+  }
+}
+
+/** Replaying a focused crawl's pages without its examples writes them unjudged: say so before it does. */
+async function warnUnfocused(ch: ClickHouse, log: Logger): Promise<void> {
+  const judged = await ch.query<{ n: number | string }>('SELECT count() AS n FROM (SELECT 1 FROM parsed_pages WHERE relevance >= 0 LIMIT 1) AS any_judged');
+  if (Number(judged[0]?.n ?? 0) > 0) {
+    log.warn('these pages were judged by a focused crawl; this replay has no --focus-examples or --focus-module, so the rows it writes are unjudged (relevance -1): give the examples again to keep the judgement, or new ones to change it');
   }
 }
 

@@ -21,9 +21,12 @@ export interface ScoredPage {
 }
 
 export interface FocusResult {
+  /** 0–1; -1 when the page could not be judged (`error` says why). */
   relevance: number;
-  /** One per link of the page, in order. */
+  /** One per link of the page, in order; -1 each when the page could not be judged. */
   linkScores: number[];
+  /** 'focus-module: <what it threw>' when the user's module failed on this page. */
+  error?: string;
 }
 
 /** How much a link's own words count against the page it is on. */
@@ -63,8 +66,21 @@ export class FocusScorer {
     return this.module?.threshold;
   }
 
-  /** Relevance of the page and a score for each of its links; learns from the page. */
+  /**
+   * Relevance of the page and a score for each of its links; learns from the page. A user's module
+   * that throws leaves the page unjudged, with the reason, rather than losing it.
+   */
   score(page: ScoredPage): FocusResult {
+    if (!this.module) return this.judge(page);
+    try {
+      return this.judge(page);
+    } catch (err) {
+      const error = `focus-module: ${this.module.name}: ${(err as Error)?.message ?? String(err)}`.slice(0, 500);
+      return { relevance: -1, linkScores: page.links.map(() => -1), error };
+    }
+  }
+
+  private judge(page: ScoredPage): FocusResult {
     // Anchors are looked for, and their contexts read, in this bounded text: never a search of 100 KB per link.
     const read = scoredText(page.text);
     const words = this.model ? this.text.scan(read, 0, read.length) : 0;

@@ -122,5 +122,8 @@ describe('a focused crawl of the topic web', () => {
     assert.ok(decoyJudged > 0, 'the focused crawl met honey recipes, the decoys');
     assert.equal(relevantOn(before, decoyHost), 0, 'off the topic of the first examples');
     assert.ok(relevantOn(after, decoyHost) > decoyJudged / 2, 'on the topic of the new ones');
+    const unfocused = await runCli(['replay', '--from', 'fetched', '--since', '2099-01-01', '--data-dir', dataDir]);
+    assert.equal(unfocused.code, 0, unfocused.stderr);
+    assert.match(unfocused.stderr, /judged by a focused crawl; this replay has no --focus-examples or --focus-module, so the rows it writes are unjudged/);
   });
 });

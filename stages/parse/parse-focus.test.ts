@@ -78,3 +78,18 @@ describe('parse in a focused crawl', () => {
     assert.equal(plain.discovered[0].score, -1);
   });
 });
+
+describe('parse with a focus module that fails', () => {
+  it('should record the page unjudged, with the module\'s error, and follow its links unscored', async () => {
+    const focus = await createFocus({ examples: EXAMPLES, counterexamples: [], mode: 'hard', module: { name: 'broken.mjs', source: 'export function scorePage({ text }) { return text.length > 100 ? undefinedThing : 1; }' } });
+    const d = await crawlTestDriver({ processors: ['parse'], services: { focus } });
+    await d.pipe('fetched', HOST, fetched(html(topicText('module'))));
+    const [p] = d.readOutput('parsed').map((r) => r.value);
+    assert.match(p.error, /^focus-module: broken\.mjs: undefinedThing is not defined/);
+    assert.equal(p.relevance, -1);
+    assert.deepEqual(Object.values(scores(d.readOutput('discovered-urls').map((r) => r.value))), [-1, -1], 'followed, even in hard mode');
+    assert.equal(d.counter('parse', 'errors.focus-module'), 1);
+    assert.deepEqual(d.readOutput('dead-letters'), []);
+    await d.close();
+  });
+});

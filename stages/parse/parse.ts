@@ -53,6 +53,9 @@ type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
 export class Parse implements Processor<In, Out> {
+  /** The user's focus module failed once already: said once, counted always. */
+  private moduleFailed = false;
+
   constructor(private readonly options: ParseOptions) {}
 
   async process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
@@ -101,11 +104,21 @@ export class Parse implements Processor<In, Out> {
     this.discover(ctx, followed, r, depth, 'link', 0, now);
   }
 
-  /** A focused crawl's judgement of a page with text: from the parse worker, or made here (PDFs, plain text, a failed worker). */
+  /**
+   * A focused crawl's judgement of a page with text: from the parse worker, or made here (PDFs, plain
+   * text, a failed worker). A page the user's module failed on is recorded with the error, unjudged.
+   */
   private judge(a: BodyAnalysis, url: string, ctx: ProcessorContext<Out>): FocusResult | undefined {
     const focus = this.options.focus;
     if (!focus || (a.kind !== 'html' && a.kind !== 'pdf' && a.kind !== 'text')) return undefined;
     const judged = a.focus ?? focus.score({ url, title: a.title, text: a.text, links: a.links });
+    if (judged.error) {
+      ctx.metrics.count('errors.focus-module');
+      if (!this.moduleFailed) ctx.log.warn(`parse: ${judged.error} (on ${url}; such pages are recorded unjudged, with the error in parsed_pages.error, and their links followed unscored)`);
+      this.moduleFailed = true;
+      if (!a.error) a.error = judged.error;
+      return undefined;
+    }
     ctx.metrics.count('focus.judged');
     if (judged.relevance >= focus.threshold) ctx.metrics.count('focus.relevant');
     return judged;
