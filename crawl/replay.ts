@@ -80,7 +80,9 @@ export async function runCrawlReplay(o: CrawlReplayOptions): Promise<ReplayProgr
 
 /** Replaying a focused crawl's pages without its examples writes them unjudged: say so before it does. */
 async function warnUnfocused(ch: ClickHouse, log: Logger): Promise<void> {
-  const judged = await ch.query<{ n: number | string }>('SELECT count() AS n FROM (SELECT 1 FROM parsed_pages WHERE relevance >= 0 LIMIT 1) AS any_judged');
+  // A database from before focused crawls (schema 4, not migrated until the sink starts) has no
+  // relevance column, and nothing judged: the question then has no answer worth failing a replay for.
+  const judged = await ch.query<{ n: number | string }>('SELECT count() AS n FROM (SELECT 1 FROM parsed_pages WHERE relevance >= 0 LIMIT 1) AS any_judged').catch(() => []);
   if (Number(judged[0]?.n ?? 0) > 0) {
     log.warn('these pages were judged by a focused crawl; this replay has no --focus-examples or --focus-module, so the rows it writes are unjudged (relevance -1): give the examples again to keep the judgement, or new ones to change it');
   }
