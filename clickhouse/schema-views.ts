@@ -152,7 +152,7 @@ export function pagesViewV4(db: string): string {
   return latestContentView(db, []);
 }
 
-// Version 5: as version 4, with the relevance a focused crawl gave the latest content (-1: not judged).
+// Version 6: as version 4, with the relevance a focused crawl gave the latest content (-1: not judged).
 export function pagesView(db: string): string {
   return latestContentView(db, ['relevance']);
 }

@@ -62,7 +62,15 @@ const RENDER_COLUMNS = `
   subrequest_urls Array(String),
   subrequest_outcomes Array(String)`;
 
-/** Added in version 5: a focused crawl's judgement of the page (-1: not judged). */
+/** Added in version 5: why a certificate would have been refused (--tls-verify record). */
+const TLS_COLUMNS = `
+  tls_problem String`;
+
+/** Added in version 5: how many URLs a skipped row stands for (normalize writes one per page and reason). */
+const SKIPPED_COUNT_COLUMNS = `
+  url_count UInt32 DEFAULT 1`;
+
+/** Added in version 6: a focused crawl's judgement of the page (-1: not judged). */
 const FOCUS_COLUMNS = `
   relevance Float32 DEFAULT -1,
   focus_threshold Float32 DEFAULT -1`;
@@ -97,7 +105,7 @@ const FETCHES_COLUMNS = `
   remote_address String,
   body_encoding String,
   header_names Array(String),
-  header_values Array(String),${FRESHNESS_COLUMNS},${RENDER_COLUMNS},`;
+  header_values Array(String),${FRESHNESS_COLUMNS},${RENDER_COLUMNS},${TLS_COLUMNS},`;
 
 const PARSED_PAGES_COLUMNS = `
   fetch_id String,
@@ -161,7 +169,7 @@ const SKIPPED_COLUMNS = `
   depth UInt16,
   source_url String,
   decided_at DateTime,
-  decided_at_ms UInt64,`;
+  decided_at_ms UInt64,${SKIPPED_COUNT_COLUMNS},`;
 
 interface TableDef {
   name: string;
@@ -228,6 +236,14 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 5,
+    name: 'the real web: fetches gain tls_problem (--tls-verify record); skipped gains url_count (normalize writes one row per page and reason)',
+    async apply(ch) {
+      await addColumns(ch, 'fetches', TLS_COLUMNS);
+      await addColumns(ch, 'skipped', SKIPPED_COUNT_COLUMNS);
+    },
+  },
+  {
+    version: 6,
     name: 'focused crawls: parsed_pages gain relevance and focus_threshold, pages gains relevance; view focus_harvest',
     async apply(ch) {
       await addColumns(ch, 'parsed_pages', FOCUS_COLUMNS);
@@ -289,7 +305,7 @@ const CURRENT_VIEWS = [
   { name: 'links', since: 1, create: linksView },
   { name: 'pages', since: 1, create: pagesView },
   { name: 'url_freshness', since: 4, create: urlFreshnessView },
-  { name: 'focus_harvest', since: 5, create: focusHarvestView },
+  { name: 'focus_harvest', since: 6, create: focusHarvestView },
 ];
 
 const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { ScopeConfig } from '../scope/scope.js';
 import type { RenderMode } from '../rendering/should-render.js';
 import type { FocusSpec } from '../focus/focus-spec.js';
+import type { TlsVerify } from '../fetching/tls-policy.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -53,10 +54,16 @@ export interface CrawlConfig {
   /** Trap guards. */
   maxRepeatedPathSegments: number;
   maxQueryParams: number;
+  /** Certificates: refuse bad ones (on), fetch and record why (record), fetch without a word (off). */
+  tlsVerify: TlsVerify;
+  /** PEM text of extra trusted roots (--ca-file); carried as content so every worker trusts the same. */
+  caPem: string;
   /** Process-level: CIDRs opened despite the private/loopback/link-local refusal. */
   allowNetworks: string[];
   /** A focused crawl (--focus-examples, --focus-module): pages judged, links scored, the frontier ordered by score. */
   focus?: FocusSpec;
+  /** Process-level: --proxy URL; '' reads HTTPS_PROXY, HTTP_PROXY, ALL_PROXY and NO_PROXY. */
+  proxy: string;
 }
 
 export function productTokenOf(userAgent: string): string {
@@ -92,7 +99,10 @@ export function defaultCrawlConfig(overrides: Partial<CrawlConfig> = {}): CrawlC
     render: 'never',
     maxRepeatedPathSegments: 3,
     maxQueryParams: 12,
+    tlsVerify: 'on',
+    caPem: '',
     allowNetworks: [],
+    proxy: '',
     ...overrides,
   };
 }
@@ -107,5 +117,5 @@ export const CRAWL_LEVEL_OPTIONS = [
   'userAgent', 'productToken', 'maxDepth', 'maxPages', 'maxPagesPerHost', 'defaultDelayMs', 'fetchTimeoutMs',
   'connectTimeoutMs', 'headersTimeoutMs', 'maxBodyBytes', 'maxUrlLength', 'maxAttempts', 'maxRedirects',
   'robotsCacheMs', 'maxRepeatedPathSegments', 'maxQueryParams', 'maxCrawlDelayMs', 'recrawl', 'recrawlMinIntervalMs',
-  'recrawlMaxIntervalMs', 'sitemaps', 'scope', 'maxInFlightPerIp', 'resolve', 'render', 'focus',
+  'recrawlMaxIntervalMs', 'sitemaps', 'scope', 'maxInFlightPerIp', 'resolve', 'render', 'focus', 'tlsVerify', 'caPem',
 ] as const satisfies readonly (keyof CrawlConfig)[];

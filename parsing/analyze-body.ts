@@ -41,6 +41,8 @@ export interface BodyAnalysis {
   links: ExtractedLink[];
   /** A focused crawl: the page's relevance and its links' scores, when the parse worker judged it. */
   focus?: FocusResult;
+  /** RSS and Atom feeds an HTML page names (link rel=alternate). */
+  feeds?: string[];
 }
 
 const ZERO = new Uint8Array(8);
@@ -81,6 +83,6 @@ export function analyzeBody(input: BodyInput, parserModule?: ParserModule): Body
   return {
     ...out, kind: 'html', title: extract.title, canonical: extract.canonical, lang: extract.lang,
     metaNoindex: extract.metaNoindex, metaNofollow: extract.metaNofollow, textLength: extract.textLength, text: extract.text,
-    contentHash: extract.contentHash, simhash: extract.simhash, links: extract.links,
+    contentHash: extract.contentHash, simhash: extract.simhash, links: extract.links, feeds: extract.feeds ?? [],
   };
 }

@@ -1,6 +1,6 @@
 // The 'topic' scenario: a web of ~4,300 pages on 40 hosts in which ~330 pages are about one topic
 // (beekeeping), for focused-crawl tests and benchmarks. Addresses are consecutive from the first
-// address (default 127.60.0.1), in the order of TOPIC_HOST_NAMES:
+// address (default 127.70.0.1), in the order of TOPIC_HOST_NAMES:
 //   portal-1 … portal-5     general portals (the seeds): news, sport, money, travel, food, garden, tech, culture
 //   general-1 … general-20  sites on one general subject each; general-7 (garden) and general-11 (nature)
 //                           each have an off-topic hub page listing the pages of a hidden topic site
