@@ -3,14 +3,17 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { crawlTestDriver, type CrawlTestDriver } from '../../crawl/testing/crawl-test-driver.js';
-import { NO_HINTS, PLAIN_RESULT, type CanonicalUrl, type FetchRequest, type FetchResult } from '../../schemas/records.js';
+import { NO_HINTS, PLAIN_RESULT, type CanonicalEntry, type CanonicalUrl, type FetchRequest, type FetchResult } from '../../schemas/records.js';
 import { FocusGate, focusGateFor } from '../../focus/focus-gate.js';
 
 const DELAY = 1000;
 
-function url(host: string, path: string, score: number, inlinks = 1): CanonicalUrl {
-  return { url: `http://${host}${path}`, host, depth: 1, source_url: '', via: 'link', redirect_hops: 0, discovered_at: 0, ...NO_HINTS, inlinks, score, more: [] };
+function url(host: string, path: string, score: number, more: CanonicalEntry[] = []): CanonicalUrl {
+  return { url: `http://${host}${path}`, host, depth: 1, source_url: '', via: 'link', redirect_hops: 0, discovered_at: 0, ...NO_HINTS, inlinks: 1, score, more };
 }
+
+/** Another URL of the same batch. */
+const entry = (host: string, path: string, score: number): CanonicalEntry => ({ url: `http://${host}${path}`, ...NO_HINTS, inlinks: 1, score });
 
 function done(req: FetchRequest, d: CrawlTestDriver, body = ''): FetchResult {
   return {
@@ -38,7 +41,7 @@ async function answerAll(d: CrawlTestDriver): Promise<string[]> {
 describe('schedule in a focused crawl', () => {
   it('should release a host\'s URLs by score, a URL raised by a better link moving up', async () => {
     const d = await driver();
-    await d.pipe('deduped', 'a.test', { ...url('a.test', '/low', 0.1), more: [{ ...url('a.test', '/high', 0.9), more: undefined } as never, url('a.test', '/mid', 0.5) as never] });
+    await d.pipe('deduped', 'a.test', url('a.test', '/low', 0.1, [entry('a.test', '/high', 0.9), entry('a.test', '/mid', 0.5)]));
     await answerAll(d); // robots.txt
     // Found again through a better link: /low now scores 0.95, though it has no more in-links than before.
     await d.pipe('deduped', 'a.test', url('a.test', '/low', 0.95));
@@ -55,7 +58,7 @@ describe('schedule in a focused crawl', () => {
   it('should hold a host back while two hosts offer clearly better URLs, and release it when they run dry', async () => {
     const d = await driver(focusGateFor(DELAY, 2));
     for (const host of ['a.test', 'b.test']) {
-      await d.pipe('deduped', host, { ...url(host, '/1', 0.9), more: [{ ...url(host, '/2', 0.9) }] as never });
+      await d.pipe('deduped', host, url(host, '/1', 0.9, [entry(host, '/2', 0.9)]));
     }
     await answerAll(d); // robots.txt of a and b
     await d.advanceTime(DELAY);
@@ -79,7 +82,7 @@ describe('schedule in a focused crawl', () => {
   it('should never release a host sooner than without the gate: politeness first', async () => {
     const times = async (gate?: FocusGate) => {
       const d = await driver(gate);
-      await d.pipe('deduped', 'a.test', { ...url('a.test', '/1', 0.2), more: [url('a.test', '/2', 0.3), url('a.test', '/3', 0.9)] as never });
+      await d.pipe('deduped', 'a.test', url('a.test', '/1', 0.2, [entry('a.test', '/2', 0.3), entry('a.test', '/3', 0.9)]));
       const at: number[] = [];
       for (let i = 0; i < 8; i++) {
         const pages = await answerAll(d);
