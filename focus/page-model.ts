@@ -8,7 +8,7 @@ import { TABLE_SIZE, WordScanner } from './tokens.js';
 /**
  * A page is judged on its title (counted twice) and two stretches of its text, 1,200 characters in
  * all: its start (a lead, or the menus) and its middle (the body, past any menus): enough words to
- * tell its subject, at a bounded cost (scoring is paid on every page parsed: ~35 µs a bench page in
+ * tell its subject, at a bounded cost (scoring is paid on every page parsed: ~40 µs a bench page in
  * a parse thread, within the 50 µs focus may add).
  */
 export const SCORED_CHARS = 1_200;
