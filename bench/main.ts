@@ -1,7 +1,7 @@
 // `npm run bench` (bench/run.sh builds first): the figures of issue 11, each judged against its target,
 // with crawlstream compared to Crawlee's CheerioCrawler at its best in the same run, on the same machine,
 // against the same cheap bench web (bench/bench-server.ts). Writes bench/results/bench-<stamp>.json and .md.
-//   --only ceilings,engine,crawlee,embedded,duplicates,kafka,stages,profile,large   (default: all but large)
+//   --only ceilings,engine,crawlee,embedded,duplicates,kafka,stages,focus,profile,large   (default: all but large)
 //   --with-large   --hosts N --pages N --seeds N   --large-hosts N --large-pages N   --dup-hosts N --dup-pages N
 //   --crawlee-min 16,32 (minConcurrency of each Crawlee run; the fastest is the peer)   --crawlee-max 64
 //   --kafka-workers 1[,2]   --engine-records N   --levers FILE   --out DIR   --quiet-wait SECONDS (default 60)
@@ -17,13 +17,13 @@ import { readLevers } from './levers.js';
 import { describeMachine } from './machine.js';
 import { hasGnuTime, round, runMeasured, waitQuiet } from './proc.js';
 import { renderMarkdown } from './render.js';
-import type { EngineResult, Results } from './report.js';
+import type { EngineResult, FocusResult, Results } from './report.js';
 import { startWeb } from './web.js';
 
 const KAFKA_ATTEMPTS = 3;
 /** minConcurrency of the Crawlee runs (maxConcurrency 64); the fastest is the peer every ratio uses. */
 const DEFAULT_CRAWLEE_MIN = [16, 32];
-const SECTIONS = ['ceilings', 'engine', 'crawlee', 'embedded', 'duplicates', 'kafka', 'stages', 'profile', 'large'] as const;
+const SECTIONS = ['ceilings', 'engine', 'crawlee', 'embedded', 'duplicates', 'kafka', 'stages', 'focus', 'profile', 'large'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const dist = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -207,6 +207,13 @@ async function main(): Promise<void> {
     results.stages = await childJson('stages.js', []);
     say('seen-set at 10 million URLs…');
     results.seenSet = await childJson('seen-set.js', ['10000000'], ['--expose-gc']);
+  });
+  await section('focus', async () => {
+    say('focus: parse cost with focus on, and the topic web crawled with and without --focus-examples…');
+    await waitQuiet(quietWait.ms);
+    results.focus = (await childJson('focus.js', [])) as unknown as FocusResult;
+    const f = results.focus;
+    say(`focus: harvest over the first 500 pages ${f.focused.harvest} (unfocused ${f.plain.harvest}), coverage ${f.focused.coverage}, parse +${f.parse.overheadMicrosPerPage} µs/page`);
   });
   await section('profile', async () => {
     say('profiled embedded crawl (node --cpu-prof)…');

@@ -40,12 +40,23 @@ export interface Results {
   engine?: EngineResult;
   stages?: Record<string, any>;
   seenSet?: Record<string, any>;
+  focus?: FocusResult;
   profile?: ProfileSummary & { file: string; pagesPerSecond: number; pages: number };
   large?: CrawlRun;
   comparison?: Comparison;
   /** Sections or runs that failed, with why. */
   failed?: string[];
   durationSeconds?: number;
+}
+
+/** bench/focus.ts: a focused crawl's figures (issue 21). */
+export interface FocusResult {
+  parse: { pages: number; plainMicrosPerPage: number; focusMicrosPerPage: number; overheadMicrosPerPage: number; medianOverheadMicrosPerPage: number; what: string };
+  web: { pages: number; onTopic: number; seeds: number; hosts: number };
+  plain: { pages: number; harvest: number; coverage: number; wallSeconds: number };
+  focused: { pages: number; harvest: number; coverage: number; wallSeconds: number };
+  harvestRatio: number | null;
+  what: string;
 }
 
 export interface Target {
@@ -130,9 +141,24 @@ export function compare(res: Results): Comparison {
         large && emb ? `${large.peakRssMb} MB / ${emb.peakRssMb} MB` : 'run with --with-large'),
       t('pages/s at 100k ÷ at 10k', ratios.largePagesPerSecondVsEmbedded, '0.85 – 1.15', (v) => v >= 0.85 && v <= 1.15,
         large && emb ? `${large.pagesPerSecond} / ${emb.pagesPerSecond}` : 'run with --with-large'),
+      ...focusTargets(res.focus, t),
     ],
     fairness: fairness(res, ref),
   };
+}
+
+/** Issue 21's targets: a focused crawl of the topic web against an unfocused one, and what focus costs parse. */
+function focusTargets(f: FocusResult | undefined, t: (name: string, value: number | null | undefined, target: string, ok: (v: number) => boolean, how: string) => Target): Target[] {
+  const none = 'section focus not run';
+  return [
+    t('focus: harvest rate over the first 500 pages (topic web)', f?.focused.harvest, '≥ 0.3', (v) => v >= 0.3,
+      f ? `${f.focused.harvest} focused, ${f.plain.harvest} unfocused; ${f.what}` : none),
+    t('focus: harvest rate ÷ unfocused', f?.harvestRatio, '≥ 5', (v) => v >= 5, f ? `${f.focused.harvest} / ${f.plain.harvest}` : none),
+    t('focus: share of on-topic pages within 3× their number', f?.focused.coverage, '≥ 0.8', (v) => v >= 0.8,
+      f ? `${f.web.onTopic} on-topic pages among ${f.web.pages}; unfocused ${f.plain.coverage}` : none),
+    t('focus: parse µs per bench page, focus on − off', f?.parse.overheadMicrosPerPage, '≤ 50', (v) => v <= 50,
+      f ? `${f.parse.focusMicrosPerPage} − ${f.parse.plainMicrosPerPage} µs (medians differ by ${f.parse.medianOverheadMicrosPerPage}); ${f.parse.what}` : none),
+  ];
 }
 
 function brokerHow(k: CrawlRun): string {
