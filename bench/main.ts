@@ -82,7 +82,7 @@ async function profile(hosts: number, pages: number, seeds: number): Promise<Res
   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
   const file = files.find((f) => f.split('.').at(-3) === '0') ?? files[0];
   if (!file) throw new Error('no .cpuprofile written');
-  return { ...summarizeProfile(join(dir, file), dist), file: join(dir, file), pagesPerSecond: run.pagesPerSecond, pages: run.pages };
+  return { ...summarizeProfile(join(dir, file), dist), file: join(dir, file), pagesPerSecond: run.pagesPerSecond, pages: run.pages, run };
 }
 
 function list(v: string | undefined, d: number[], name: string): number[] {

@@ -33,14 +33,14 @@ export interface Results {
   ceilings?: {
     fetch: { pagesPerSecond: number; wallMicrosPerRequest: number; cpuMicrosPerRequest: number; errors: number; serverCpuSeconds: number; averagePageBytes: number; requests: number };
     parse: {
-      benchPages: { what: string; pagesPerSecond: number; microsPerPage: number; cpuMicrosPerPage: number; compressCpuMicrosPerPage: number; linksPerPage: number; averagePageBytes: number };
+      benchPages: { what: string; pagesPerSecond: number; microsPerPage: number; cpuMicrosPerPage: number; compressCpuMicrosPerPage: number; decompressCpuMicrosPerPage?: number; linksPerPage: number; averagePageBytes: number };
       sampleArticles: { pagesPerSecond: number; microsPerPage: number };
     };
   };
   engine?: EngineResult;
   stages?: Record<string, any>;
   seenSet?: Record<string, any>;
-  profile?: ProfileSummary & { file: string; pagesPerSecond: number; pages: number };
+  profile?: ProfileSummary & { file: string; pagesPerSecond: number; pages: number; run?: CrawlRun };
   large?: CrawlRun;
   comparison?: Comparison;
   /** Sections or runs that failed, with why. */
