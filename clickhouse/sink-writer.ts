@@ -13,7 +13,7 @@ import type { Logger } from '../engine/api.js';
 import type { ClickHouse } from './connection.js';
 import { sqlString } from './connection.js';
 import type { TableRow } from './rows.js';
-import { LOG_KEYED_TABLES, logIdOfSink, SINK_TABLES } from './schema.js';
+import { LOG_KEYED_TABLES, logIdOfSink, SINK_TABLES, type SinkTable } from './schema.js';
 
 export interface SinkSource {
   topic: string;
@@ -317,7 +317,9 @@ export class SinkWriter {
       if (!rows) continue;
       const queryId = `crawlstream-sink-${randomUUID()}`;
       this.unsettledQuery = queryId;
-      await ch.insert(table, rows, { queryId });
+      // The crawl's own rows hold only strings, numbers and arrays of them: TabSeparated. A user
+      // module's rows may hold anything JSON can say.
+      await ch.insert(table, rows, { queryId, tsv: SINK_TABLES.includes(table as SinkTable) });
       this.unsettledQuery = undefined;
       this.stats.inserts++;
       this.stats.rowsInserted += rows.length;
