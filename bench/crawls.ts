@@ -24,6 +24,8 @@ export interface CrawlRun {
   seeds?: number;
   /** Which bench web: 'bench' or 'template-heavy'. */
   web_kind?: WebKind;
+  /** Served over HTTPS (a CA made for the run). */
+  https?: boolean;
   /** Page requests the server answered (robots.txt excluded): the arbiter. */
   pages: number;
   wallSeconds: number;
@@ -100,6 +102,8 @@ export interface CrawlOptions {
   onSample?: (s: RssSample) => void;
   /** After the crawl, replay its `fetched` topic through parse and sink and measure that too. */
   replay?: boolean;
+  /** Serve the web over HTTPS with a CA made for the run, trusted through NODE_EXTRA_CA_CERTS. */
+  https?: boolean;
 }
 
 export interface ReplayRun {
@@ -142,9 +146,11 @@ async function measuredCrawl(
   after: (run: CrawlRun, m: Measured, stats: WebStats, scratch: string) => Promise<void>,
 ): Promise<CrawlRun> {
   const scratch = mkdtempSync(join(tmpdir(), `crawlstream-bench-${kind}-`));
-  const web = await startWeb(paths.dist, o.hosts, o.pages, scratch, { kind: o.kind, seeds: o.seeds });
+  const web = await startWeb(paths.dist, o.hosts, o.pages, scratch, { kind: o.kind, seeds: o.seeds, tlsDir: o.https ? join(scratch, 'tls') : undefined });
   try {
-    const { args, env } = await command(web, scratch);
+    const { args, env: commandEnv } = await command(web, scratch);
+    // Both crawlers are Node processes: the bench CA is added to the roots they trust, nothing is switched off.
+    const env = web.caFile ? { ...commandEnv, NODE_EXTRA_CA_CERTS: web.caFile } : commandEnv;
     const busyCoresBefore = await waitQuiet(quietWait.ms);
     const busy0 = systemBusySeconds();
     const m = await runMeasured(process.execPath, args, { cwd: scratch, env, timeoutMs: 60 * 60_000, onSample: o.onSample, threads: true });
@@ -154,6 +160,7 @@ async function measuredCrawl(
     const run = crawlRun(name, o.hosts, o.pages, m, stats, m.stdout);
     run.seeds = web.seeds.length;
     run.web_kind = o.kind ?? 'bench';
+    if (o.https) run.https = true;
     run.busyCoresBefore = busyCoresBefore;
     run.threads = m.threads;
     run.backgroundCpuSeconds = round(Math.max(0, busy - m.cpuSeconds - stats.serverCpuSeconds), 1);
@@ -199,7 +206,7 @@ export async function runCrawlee(paths: Paths, name: string, concurrency: Crawle
     const env = { ...process.env, CRAWLEE_STORAGE_DIR: join(scratch, 'storage'), CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_LOG_LEVEL: 'OFF' };
     return {
       args: [...(o.nodeFlags ?? []), join(paths.bench, 'crawlee-crawl.mjs'), '--seeds-file', seedsFile,
-        '--min-concurrency', String(concurrency.min), '--max-concurrency', String(concurrency.max)],
+        '--min-concurrency', String(concurrency.min), '--max-concurrency', String(concurrency.max), ...(o.https ? ['--verify-tls'] : [])],
       env,
     };
   }, async (run, _m, stats) => {

@@ -27,7 +27,7 @@ function crawlTable(res: Results, ref: CrawlRun | undefined): string[] {
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   const runs = [...Object.values(res.crawls), ...(res.large ? [res.large] : [])];
   for (const r of runs) {
-    rows.push(`| ${r.name} | ${r.web_kind ?? 'bench'} ${r.hosts}×${r.pagesPerHost} | ${r.seeds ?? '—'} | ${r.pages} | ${fmt(r.wallSeconds)} | ${fmt(r.pagesPerSecond)} | ${fmt(ratio(r.pagesPerSecond, ref?.pagesPerSecond), 2)} | ` +
+    rows.push(`| ${r.name} | ${r.web_kind ?? 'bench'}${r.https ? ' https' : ''} ${r.hosts}×${r.pagesPerHost} | ${r.seeds ?? '—'} | ${r.pages} | ${fmt(r.wallSeconds)} | ${fmt(r.pagesPerSecond)} | ${fmt(ratio(r.pagesPerSecond, ref?.pagesPerSecond), 2)} | ` +
       `${fmt(r.activePagesPerSecond)} | ${fmt(r.peakRssMb, 0)} | ${fmt(ratio(r.peakRssMb, ref?.peakRssMb), 2)} | ${fmt(r.cpuSecondsPer1000Pages, 2)} | ${fmt(ratio(r.cpuSecondsPer1000Pages, ref?.cpuSecondsPer1000Pages), 2)} | ` +
       `${r.web.peakRequestsPerHostPerSecond} | ${r.web.hostGapMs ? `${fmt(r.web.hostGapMs.p50, 0)} / ${fmt(r.web.hostGapMs.p90, 0)}` : '—'} | ${r.web.maxConnectionsPerHost} / ${r.web.maxConnectionsTotal} | ${r.web.robotsRequests} | ${fmt(r.web.serverCpuSeconds)} | ${fmt(othersCores(r), 2)} |`);
   }
