@@ -24,6 +24,14 @@ test('should LZ4-compress HTML bodies and restore them byte for byte, sync and a
   assert.deepEqual(decompressBody(async.encoding, async.bytes, html.length), html);
 });
 
+test('should compress a body that is a view into a larger buffer, as fetched bodies often are', async () => {
+  const slab = Buffer.concat([Buffer.alloc(5000, 'x'), html, Buffer.alloc(5000, 'y')]);
+  const view = slab.subarray(5000, 5000 + html.length);
+  for (const packed of [compressBody(view), await compressBodyAsync(view)]) {
+    assert.deepEqual(decompressBody(packed.encoding, packed.bytes, html.length), html);
+  }
+});
+
 test('should still read gzip bodies stored before LZ4', async () => {
   const gz = gzipSync(html, { level: 1 });
   assert.deepEqual(decompressBody('gzip', gz, html.length), html);
