@@ -79,7 +79,8 @@ function makeServer(host: number): Server {
     };
   });
   // A TLS socket is a net.Socket: the responder serves both alike.
-  return tls ? createTlsServer({ key: tls.key, cert: tls.cert }, serve) : createServer(serve);
+  // ALPN says HTTP/1.1 as such servers do: a client that probes for HTTP/2 learns it in the handshake.
+  return tls ? createTlsServer({ key: tls.key, cert: tls.cert, ALPNProtocols: ['http/1.1'] }, serve) : createServer(serve);
 }
 
 function listen(server: Server, port: number, address: string): Promise<void> {
