@@ -1,6 +1,6 @@
 // A certificate authority made at bench time with the openssl CLI, and a server certificate it signs
-// for every address of the bench web: the HTTPS variant of the bench serves with it, and both crawlers
-// trust it through NODE_EXTRA_CA_CERTS (no crawler is told to skip verification). ECDSA P-256, as most
+// for every address of the bench web: the HTTPS variant of the bench serves with it; crawlstream
+// trusts it through --ca-file, Crawlee through NODE_EXTRA_CA_CERTS (no crawler is told to skip verification). ECDSA P-256, as most
 // of the web serves; valid two days, never written outside the bench's scratch directory.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

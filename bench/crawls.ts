@@ -102,7 +102,7 @@ export interface CrawlOptions {
   onSample?: (s: RssSample) => void;
   /** After the crawl, replay its `fetched` topic through parse and sink and measure that too. */
   replay?: boolean;
-  /** Serve the web over HTTPS with a CA made for the run, trusted through NODE_EXTRA_CA_CERTS. */
+  /** Serve the web over HTTPS with a CA made for the run, handed to crawlstream with --ca-file and to Crawlee through NODE_EXTRA_CA_CERTS. */
   https?: boolean;
 }
 
@@ -121,7 +121,7 @@ export interface ReplayRun {
 export async function runEmbedded(paths: Paths, name: string, o: CrawlOptions): Promise<CrawlRun> {
   return measuredCrawl(paths, name, 'embedded', o, async (web, scratch) => {
     const args = [...(o.nodeFlags ?? []), paths.bin, 'crawl', ...web.seeds, '--data-dir', join(scratch, 'data'),
-      '--allow-network', '127.0.0.0/8', '--default-delay-ms', '0', '--quiet'];
+      '--allow-network', '127.0.0.0/8', '--default-delay-ms', '0', '--quiet', ...(web.caFile ? ['--ca-file', web.caFile] : [])];
     return { args, env: process.env };
   }, async (run, m, _stats, scratch) => {
     if (o.countRecords && m.exitCode === 0) run.logCounts = await countLogs(join(scratch, 'data'));
@@ -148,9 +148,7 @@ async function measuredCrawl(
   const scratch = mkdtempSync(join(tmpdir(), `crawlstream-bench-${kind}-`));
   const web = await startWeb(paths.dist, o.hosts, o.pages, scratch, { kind: o.kind, seeds: o.seeds, tlsDir: o.https ? join(scratch, 'tls') : undefined });
   try {
-    const { args, env: commandEnv } = await command(web, scratch);
-    // Both crawlers are Node processes: the bench CA is added to the roots they trust, nothing is switched off.
-    const env = web.caFile ? { ...commandEnv, NODE_EXTRA_CA_CERTS: web.caFile } : commandEnv;
+    const { args, env } = await command(web, scratch);
     const busyCoresBefore = await waitQuiet(quietWait.ms);
     const busy0 = systemBusySeconds();
     const m = await runMeasured(process.execPath, args, { cwd: scratch, env, timeoutMs: 60 * 60_000, onSample: o.onSample, threads: true });
@@ -203,7 +201,9 @@ export async function runCrawlee(paths: Paths, name: string, concurrency: Crawle
   return measuredCrawl(paths, name, 'crawlee', o, async (web, scratch) => {
     const seedsFile = join(scratch, 'seeds.txt');
     writeFileSync(seedsFile, web.seeds.join('\n') + '\n');
-    const env = { ...process.env, CRAWLEE_STORAGE_DIR: join(scratch, 'storage'), CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_LOG_LEVEL: 'OFF' };
+    const env = { ...process.env, CRAWLEE_STORAGE_DIR: join(scratch, 'storage'), CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_LOG_LEVEL: 'OFF',
+      // Crawlee has no CA option of its own: the bench CA joins the roots Node trusts.
+      ...(web.caFile ? { NODE_EXTRA_CA_CERTS: web.caFile } : {}) };
     return {
       args: [...(o.nodeFlags ?? []), join(paths.bench, 'crawlee-crawl.mjs'), '--seeds-file', seedsFile,
         '--min-concurrency', String(concurrency.min), '--max-concurrency', String(concurrency.max), ...(o.https ? ['--verify-tls'] : [])],
