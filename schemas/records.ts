@@ -138,7 +138,7 @@ export interface FetchResult {
   retry_after_ms: number;
   conditional: boolean;
   remote_address: string;
-  body_encoding: 'identity' | 'gzip';
+  body_encoding: 'identity' | 'gzip' | 'lz4';
   body: Buffer;
   body_sha1: string;
   etag: string;
