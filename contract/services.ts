@@ -15,6 +15,8 @@ import type { CrawlConfig } from './config.js';
 import type { FetchKind } from '../schemas/records.js';
 import type { WarcOutput } from '../warc/warc-output.js';
 import type { Troubles } from './troubles.js';
+import type { FocusScorer } from '../focus/focus-scorer.js';
+import type { FocusGate } from '../focus/focus-gate.js';
 
 /** One fetch that left this process, as it ended (abandoned ones too: the server may have seen them). */
 export interface FetchDone {
@@ -74,5 +76,9 @@ export interface CrawlServices {
   hostTurns?: HostTurns;
   /** What ClickHouse ('clickhouse') and the WARC directory ('warc') are failing at now: a stop that leaves work says why. */
   troubles?: Troubles;
+  /** A focused crawl's scorer in this thread (parse workers hold their own), for pages parsed here: PDFs, plain text, a failed worker's pages. */
+  focus?: FocusScorer;
+  /** A focused crawl's ordering across the hosts of this process. */
+  focusGate?: FocusGate;
 }
 

@@ -45,7 +45,7 @@ test('should analyze a page in a worker exactly as inline, visible text included
 
 test('should end a page whose parse loops, replace its worker and parse the pages queued behind it', { timeout: 60_000 }, async () => {
   const looping = new URL('../../test/fixtures/loop-on-trap.mjs', import.meta.url).pathname;
-  const pool = new ParsePool(1, looping, { timeoutMs: 1_000 });
+  const pool = new ParsePool(1, looping, undefined, { timeoutMs: 1_000 });
   try {
     const page = (url: string) => ({ ...input(Buffer.from(sampleArticleHtml(1))), url });
     const [trap, ...after] = await Promise.allSettled([page('http://site.test/trap'), page('http://site.test/a'), page('http://site.test/b')].map((p) => pool.analyze(p)));

@@ -8,6 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { BodyAnalysis, BodyInput } from './analyze-body.js';
+import type { FocusSpec } from '../focus/focus-spec.js';
 
 export const DEFAULT_PARSE_TIMEOUT_MS = 30_000;
 
@@ -41,6 +42,8 @@ export class ParsePool {
   constructor(
     size = Math.max(1, availableParallelism() - 1),
     private readonly parserModule?: string,
+    /** A focused crawl: each worker builds its own scorer from these examples. */
+    private readonly focus?: FocusSpec,
     opts: { timeoutMs?: number } = {},
   ) {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
@@ -81,7 +84,7 @@ export class ParsePool {
   }
 
   private spawn(): PoolWorker {
-    const worker = new Worker(new URL('./parse-worker.js', import.meta.url), { workerData: { parserModule: this.parserModule } });
+    const worker = new Worker(new URL('./parse-worker.js', import.meta.url), { workerData: { parserModule: this.parserModule, focus: this.focus } });
     let markReady!: () => void;
     const entry: PoolWorker = { worker, queue: [], ready: new Promise((r) => (markReady = r)) };
     worker.on('message', (m: { ready?: boolean; id?: number; result?: BodyAnalysis; error?: string }) => {
