@@ -97,7 +97,8 @@ export class SinkWriter {
   readonly stats = { rowsInserted: 0, recordsSkipped: 0, inserts: 0, failures: 0 };
 
   constructor(options: SinkWriterOptions) {
-    this.opts = { ...DEFAULTS, ...options } as Required<SinkWriterOptions>;
+    // An option given as undefined (no trouble to tell) keeps its default.
+    this.opts = { ...DEFAULTS, ...options, trouble: options.trouble ?? NO_TROUBLE } as Required<SinkWriterOptions>;
     if (!/^[\w.:-]{1,128}$/.test(this.opts.sinkId)) throw new Error(`invalid sink id ${JSON.stringify(this.opts.sinkId)}`);
     this.logId = logIdOfSink(this.opts.sinkId);
   }
