@@ -40,6 +40,30 @@ export async function catchUp<S>(o: {
   }
 }
 
+/** How long a stop waits for records in progress, and for sinks to write what the others committed. */
+export const DEFAULT_STOP_GRACE_MS = 30_000;
+
+/**
+ * A stop's deadlines: the whole grace, and half of it for the stages that produce (one that cannot
+ * finish may take that much; the sinks keep the rest to write what the others committed).
+ */
+export function stopClock(graceMs: number): { graceOver: Promise<void>; othersOver: Promise<void>; left(): number; clear(): void } {
+  const deadline = performance.now() + graceMs;
+  const timers: NodeJS.Timeout[] = [];
+  const after = (ms: number) => new Promise<void>((resolve) => timers.push(setTimeout(resolve, Math.max(0, ms))));
+  return {
+    graceOver: after(graceMs),
+    othersOver: after(graceMs / 2),
+    left: () => deadline - performance.now(),
+    clear: () => timers.forEach(clearTimeout),
+  };
+}
+
+export interface StopReport {
+  /** What the stop could not finish within its grace, per processor; empty when everything finished. */
+  unfinished: Unfinished[];
+}
+
 /** Work a stop left undone, per processor: the next start does it. */
 export interface Unfinished {
   processor: string;
@@ -47,6 +71,13 @@ export interface Unfinished {
   records: number;
   /** A sink (no outputs): what it did not write is missing from its destination until the next start. */
   sink: boolean;
+}
+
+/** After a stop's last commit: what was left (unfinishedWork), and the tasks that held it let go of it. */
+export function leaveUnfinished<S>(tasks: readonly StreamTask<S>[], endOf: LogEnd): Unfinished[] {
+  const left = unfinishedWork(tasks, endOf);
+  for (const t of tasks) if (t.lifecycle.state !== 'closed') void t.abandon(0).catch(() => undefined);
+  return left;
 }
 
 /** After a stop's last commit: what the sinks had not written, and what the other tasks still held. */

@@ -16,7 +16,7 @@ import { bucketsOfPartition, partitionFor } from '../partitioning.js';
 import type { Topology } from '../topology.js';
 import { StreamTask, type CommitReport, type RawRecord } from '../task/stream-task.js';
 import type { TaskLag } from '../task/task-metrics.js';
-import { catchUp, taskLag, unfinishedWork, type Unfinished } from './catch-up.js';
+import { catchUp, DEFAULT_STOP_GRACE_MS, leaveUnfinished, stopClock, taskLag, type StopReport, type Unfinished } from './catch-up.js';
 import { PartitionLog, type LogEnd } from './partition-log.js';
 import { encodeJson, logEndKey, metaKey, openStateDb, positionKey, readCounters, readJson, readLogEnd, readPosition, type StateDb } from './state-db.js';
 import { GroupCommit, type CommitHost } from './group-commit.js';
@@ -52,15 +52,7 @@ export interface EmbeddedOptions<S> {
 }
 
 export const DEFAULT_PARTITIONS = 8;
-/** How long a stop waits for records in progress, and for sinks to write what the others committed. */
-export const DEFAULT_STOP_GRACE_MS = 30_000;
-
-export type { Unfinished } from './catch-up.js';
-
-export interface StopReport {
-  /** What the stop could not finish within its grace, per processor; empty when everything finished. */
-  unfinished: Unfinished[];
-}
+export { DEFAULT_STOP_GRACE_MS, type StopReport, type Unfinished } from './catch-up.js';
 
 export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   readonly tasks: StreamTask<S>[] = [];
@@ -201,52 +193,37 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   }
 
   /**
-   * Stops taking new records, lets records in progress finish (in-flight fetches complete, so
-   * nothing is fetched twice after a resume), lets sinks write what the others committed, commits,
-   * and closes; all within `graceMs` (default DEFAULT_STOP_GRACE_MS). Records still in progress
-   * then stay uncommitted for the next start, and the report says how many, per processor.
+   * Stops taking new records, lets records in progress finish (nothing is fetched twice after a
+   * resume) and sinks write what the others committed, commits and closes, all within `graceMs`;
+   * what was still in progress then stays uncommitted for the next start, counted in the report.
    */
   async stop(options: { dropTopics?: readonly string[]; graceMs?: number } = {}): Promise<StopReport> {
     if (this.stopping || this.draining) return { unfinished: [] };
     this.draining = true;
     for (const t of this.timers) clearInterval(t);
-    const graceMs = options.graceMs ?? DEFAULT_STOP_GRACE_MS;
-    const deadline = performance.now() + graceMs;
-    const timers: NodeJS.Timeout[] = [];
-    const after = (ms: number) => new Promise<void>((resolve) => timers.push(setTimeout(resolve, Math.max(0, ms))));
-    const graceOver = after(graceMs);
-    // A stage that cannot finish may take half the grace; the sinks keep the rest to write what the others committed.
-    const othersOver = after(graceMs / 2);
+    const { graceOver, othersOver, left, clear } = stopClock(options.graceMs ?? DEFAULT_STOP_GRACE_MS);
+    const endOf = (topic: string, p: number) => this.log(topic, p).end;
     let unfinished: Unfinished[] = [];
     try {
       if (!this.fatal) {
-        // Processors that write nothing downstream (sinks) then read to the end of what the others
-        // committed, so that what a stopped application produced is in its sinks, not left for its
-        // next start. Every wait is bounded by the grace: a sink whose destination is away, a disk
-        // that is full or a user's processor that never returns must not hold the stop.
+        // Sinks (no outputs) then read to the end of what the others committed; every wait is bounded by the grace.
         const sinks = this.tasks.filter((t) => t.node.definition.outputs.length === 0);
         const others = Promise.all(this.tasks.filter((t) => !sinks.includes(t)).map((t) => t.close()));
-        // Once a commit has failed, nothing the records in progress do can be committed.
         await Promise.race([others, this.fatalSignal, othersOver]);
         if (!this.fatal) await Promise.race([this.commits.now(), this.fatalSignal]);
-        if (!this.fatal) {
-          await catchUp({ tasks: sinks, endOf: (t, p) => this.log(t, p).end, pump: (t) => this.pumpSoon(t), failed: () => !!this.fatal,
-            boundMs: deadline - performance.now() });
-        }
+        if (!this.fatal) await catchUp({ tasks: sinks, endOf, pump: (t) => this.pumpSoon(t), failed: () => !!this.fatal, boundMs: left() });
         await Promise.race([Promise.all(sinks.map((t) => t.close())), this.fatalSignal, graceOver]);
       }
       this.stopping = true;
       if (this.fatal) {
         await Promise.all(this.tasks.map((t) => t.abandon().catch(() => undefined)));
       } else {
-        // What finished in time is committed; what did not stays for the next start, untouched.
-        await this.commits.now();
-        unfinished = unfinishedWork(this.tasks, (t, p) => this.log(t, p).end);
-        for (const t of this.tasks) if (t.lifecycle.state !== 'closed') void t.abandon(0).catch(() => undefined);
+        await this.commits.now(); // what finished in time; what did not stays for the next start, untouched
+        unfinished = leaveUnfinished(this.tasks, endOf);
         if (options.dropTopics?.length && !this.fatal) await this.dropTopics(options.dropTopics);
       }
     } finally {
-      for (const t of timers) clearTimeout(t);
+      clear();
       this.commits.close();
       for (const log of this.logs.values()) log.close();
       await this.db.close();
