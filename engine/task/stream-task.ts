@@ -52,8 +52,6 @@ export class StreamTask<S = unknown> {
   private settledWaiters: (() => void)[] = [];
   /** Counter totals as last committed, to report how much a commit added. */
   private readonly committedTotals = new Map<string, number>();
-  /** How the task left, once it has: an abandoned task commits nothing more. */
-  private exit: 'closed' | 'handed-over' | 'abandoned' | undefined;
 
   constructor(private readonly options: TaskOptions<S>) {
     this.node = options.node;
@@ -68,8 +66,7 @@ export class StreamTask<S = unknown> {
     this.handler = new RecordHandler({
       id: this.id, node: this.node, processor: this.processor, codecs: options.codecs, stores: this.storeList, metrics: this.metrics,
       log: options.log, clock: options.clock, declared: this.declared,
-      handingOver: () => this.lifecycle.state === 'handing-over',
-      finish: (r) => this.tracker(r.topic).finish(r.offset),
+      ended: (record, failure, sink) => this.recordEnded(record, failure, sink),
     });
   }
 
@@ -177,7 +174,7 @@ export class StreamTask<S = unknown> {
   /** Collects what the next commit must make durable; undefined when there is nothing. */
   takeCommit(): TaskCommit | undefined {
     if (this.turns.held) return undefined; // a sequential record is mid-way: its writes are not complete
-    if (this.lifecycle.state === 'abandoning' || this.exit === 'abandoned') return undefined;
+    if (this.lifecycle.discarded) return undefined;
     const positions: TaskCommit['positions'] = [];
     for (const [topic, tracker] of this.trackers) {
       const position = tracker.position();
@@ -212,15 +209,11 @@ export class StreamTask<S = unknown> {
 
   /** Clean stop: no new record starts, records in progress finish (and can then be committed). */
   async close(): Promise<void> {
-    if (this.lifecycle.state === 'created' || this.lifecycle.state === 'restoring') {
-      this.exit = 'closed';
-      return this.lifecycle.to('closed');
-    }
+    if (this.lifecycle.state === 'created' || this.lifecycle.state === 'restoring') return this.lifecycle.to('closed');
     this.lifecycle.to('closing');
     await this.settled(Infinity);
     await this.processor.close?.();
-    this.exit = 'closed';
-    this.lifecycle.to('closed');
+    if (this.lifecycle.state === 'closing') this.lifecycle.to('closed');
   }
 
   /**
@@ -236,21 +229,19 @@ export class StreamTask<S = unknown> {
     // hold the move up; they stay unfinished either way.
     await this.settled(STOP_GRACE_MS);
     await this.processor.close?.();
-    this.exit = 'handed-over';
-    this.lifecycle.to('closed');
+    if (this.lifecycle.state === 'handing-over') this.lifecycle.to('handed-over');
   }
 
   /** Stops at once: work in progress is dropped and nothing more will be committed. */
   async abandon(): Promise<void> {
-    if (this.lifecycle.state === 'closed') return;
+    if (this.lifecycle.ended || this.lifecycle.discarded) return;
     this.lifecycle.to('abandoning');
-    this.exit = 'abandoned';
     this.processor.abandon?.();
     for (const s of this.storeByName.values()) s.discardPending();
     this.ready = [];
     await this.settled(STOP_GRACE_MS);
     await this.processor.close?.();
-    this.lifecycle.to('closed');
+    this.lifecycle.to('abandoned');
   }
 
   /** Resolves once nothing runs (or after `boundMs`). */
@@ -290,7 +281,7 @@ export class StreamTask<S = unknown> {
         // The clock is read every few records: reading it per record cost as much as a small processor.
         for (let n = 0; this.queue.size > 0 && this.lifecycle.accepting; n++) {
           if ((n & 15) === 15 && performance.now() >= deadline) break;
-          const pending = this.handler.handle(this.queue.take(), this.sharedContext, this.ready, false);
+          const pending = this.handler.handle(this.queue.take(), this.sharedContext, this.ready);
           if (pending) await pending;
         }
       });
@@ -320,9 +311,8 @@ export class StreamTask<S = unknown> {
     this.inFlight++;
     const outputs: OutputRecord[] = [];
     const ctx = this.contextFor(() => outputs);
-    void Promise.resolve(this.handler.handle(record, ctx, outputs, true)).finally(() => {
+    void Promise.resolve(this.handler.handle(record, ctx, outputs)).finally(() => {
       this.inFlight--;
-      if (!this.lifecycle.leaving || this.lifecycle.state === 'closing') for (const o of outputs) this.ready.push(o);
       if (this.node.definition.concurrency!.perKeyOrder) {
         const waiting = this.keysInFlight.get(record.key)!;
         const next = waiting.shift();
@@ -333,6 +323,21 @@ export class StreamTask<S = unknown> {
       this.notifySettled();
       this.options.onActivity();
     });
+  }
+
+  /**
+   * The one place that decides what a record leaves behind when it ends: its position (finished or
+   * not), its outputs, and a dead letter when it failed. A concurrent record still running when the
+   * task was handed over or abandoned did not finish: its next owner processes it again (a fetch is
+   * told to stop and closes its connection), so neither its outputs nor its offset may be committed.
+   * A sequential record always completes its turn, so it is finished either way.
+   */
+  private recordEnded(record: RawRecord, failure: string | undefined, sink: OutputRecord[]): void {
+    const concurrent = this.node.definition.concurrency !== undefined;
+    if (concurrent && this.lifecycle.interrupting) return;
+    if (failure !== undefined) this.handler.deadLetter(record, failure, sink);
+    this.tracker(record.topic).finish(record.offset);
+    if (concurrent) for (const o of sink) this.ready.push(o);
   }
 
   private contextFor(outputs: () => OutputRecord[]): Context {

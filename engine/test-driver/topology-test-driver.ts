@@ -10,6 +10,7 @@ import { TopicCodecs } from '../avro/topic-codecs.js';
 import { bucketsOfPartition } from '../partitioning.js';
 import { selectProcessors, type Topology } from '../topology.js';
 import { StreamTask, type OutputRecord } from '../task/stream-task.js';
+import { commitStoreOps } from '../task/task-commit.js';
 
 export interface DriverOptions<S, T> {
   topology: Topology<S, T>;
@@ -141,7 +142,7 @@ export class TopologyTestDriver<S, T> {
   private async commitTask(task: StreamTask<S>): Promise<OutputRecord[]> {
     const commit = task.takeCommit();
     if (!commit) return [];
-    const ops = commit.stores.flatMap(({ writes }) => writes.map((w) => (w.value === null ? { type: 'del' as const, key: w.key } : { type: 'put' as const, key: w.key, value: w.value })));
+    const ops = commitStoreOps(commit);
     if (ops.length) await this.db.batch(ops);
     task.committed(commit);
     return commit.outputs;
