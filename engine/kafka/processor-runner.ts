@@ -1,18 +1,39 @@
 // One processor of the topology on Kafka: a consumer group over its input topics with the
-// co-partitioned assigner, and one KafkaTaskHost per assigned partition. Partitions that move away
-// are handed over (finished work committed, work in progress left to the new owner); new ones restore
-// their state first.
+// co-partitioned assigner, and one KafkaTaskHost per assigned partition, all committing in the
+// worker's transactions. Partitions that move away are handed over (finished work committed, work in
+// progress left to the new owner); new ones are taken over and restore their state first.
 import type { Consumer, EachBatchPayload } from 'kafkajs';
 import type { RawRecord } from '../task/stream-task.js';
 import { coPartitionedAssigner } from './co-partitioned-assigner.js';
 import { KafkaTaskHost, type KafkaTaskOptions } from './kafka-task-host.js';
 import { OffsetGapGuard } from './offset-gaps.js';
+import type { WorkerTransactions } from './worker-transactions.js';
+
+/**
+ * After a failed worker transaction: every task abandoned, the producer re-initialised (ending that
+ * transaction one way or the other), each group joined afresh, so that only the tasks the worker owns
+ * now re-open, each from its last commit.
+ */
+export async function reopenAll(runners: readonly ProcessorRunner<any>[], transactions: WorkerTransactions): Promise<void> {
+  await Promise.all(runners.map((r) => r.abandonTasks()));
+  await transactions.reset();
+  await Promise.all(runners.map((r) => r.rejoin()));
+}
 
 /** What every task of the runner shares; partitions and callbacks are the runner's to fill in. */
-export interface RunnerOptions<S> extends Omit<KafkaTaskOptions<S>, 'partition' | 'onLost' | 'onActivity'> {
+export interface RunnerOptions<S> extends Omit<KafkaTaskOptions<S>, 'partition' | 'onActivity'> {
   /** Session timeout: how long a dead worker keeps its tasks before they move. */
   sessionTimeoutMs: number;
+  /** A punctuation failed: the runtime stops, as the embedded one does. Must return at once. */
+  onFatal: (err: Error) => void;
 }
+
+/**
+ * How long a consumer's fetch waits on the broker when there is nothing to read: a fetch returns as
+ * soon as a committed record arrives, so this bounds only idle polling (nine consumers polling every
+ * 50 ms cost the broker ~180 requests a second per worker doing nothing).
+ */
+const MAX_WAIT_MS = 500;
 
 export class ProcessorRunner<S = unknown> {
   readonly hosts = new Map<number, Promise<KafkaTaskHost<S> | undefined>>();
@@ -39,8 +60,8 @@ export class ProcessorRunner<S = unknown> {
     const every = this.o.node.definition.punctuateEveryMs;
     if (every) {
       this.punctuator = setInterval(() => {
-        const now = Date.now();
-        for (const host of this.ready.values()) host.task.punctuate(now).catch((err) => this.o.log.warn(`${host.id}: punctuate failed: ${(err as Error).message}`));
+        const now = this.o.clock();
+        for (const host of this.ready.values()) host.task.punctuate(now).catch((err) => this.o.onFatal(new Error(`${host.id}: punctuate failed: ${(err as Error)?.stack ?? err}`)));
       }, every);
     }
     await this.startConsumer();
@@ -55,7 +76,7 @@ export class ProcessorRunner<S = unknown> {
       sessionTimeout: this.o.sessionTimeoutMs,
       heartbeatInterval: Math.max(500, Math.floor(this.o.sessionTimeoutMs / 6)),
       rebalanceTimeout: 60_000,
-      maxWaitTimeInMs: 50,
+      maxWaitTimeInMs: MAX_WAIT_MS,
       maxBytesPerPartition: 20 * 1024 * 1024,
       maxBytes: 64 * 1024 * 1024,
     });
@@ -105,44 +126,55 @@ export class ProcessorRunner<S = unknown> {
     }
   }
 
-  /** Clean stop: records in progress finish and are committed, then the group is left. */
+  /** Clean stop: records in progress finish and are committed with the tasks' release, then the group is left. */
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.punctuator);
     await this.consumer.stop().catch(() => {});
-    await Promise.all([...this.hosts.values()].map(async (h) => (await h)?.close(true)));
+    await Promise.all([...this.hosts.values()].map(async (h) => (await h)?.close()));
     await this.consumer.disconnect().catch(() => {});
   }
 
-  /** Hard stop for tests of a dying worker: nothing is committed. */
+  /** Stops at once, committing nothing (a dying worker, a fatal error). */
   async abandonAll(): Promise<void> {
     this.stopping = true;
     clearInterval(this.punctuator);
-    await Promise.all([...this.hosts.values()].map(async (h) => (await h)?.close(false)));
+    await this.consumer?.disconnect().catch(() => {});
+    await this.dropTasks();
   }
 
-  /** A task that can no longer commit is closed without committing and, if still ours, opened afresh. */
-  private reopen(partition: number, lost: KafkaTaskHost<S>, reason: string): void {
+  /** Leaves the group and abandons every task, committing nothing; rejoin() starts again. */
+  async abandonTasks(): Promise<void> {
+    const old = this.consumer;
+    this.consumer = undefined as never;
+    await old?.disconnect().catch(() => {});
+    await this.dropTasks();
+  }
+
+  /**
+   * Joins the group afresh after abandonTasks() (see reopenAll): only the partitions it owns now
+   * are opened again, each from its last commit.
+   */
+  async rejoin(): Promise<void> {
     if (this.stopping) return;
-    this.o.log.warn(`${lost.id}: cannot commit (${reason}); re-opening it from its last commit`);
-    const current = this.hosts.get(partition);
-    this.hosts.delete(partition);
-    this.ready.delete(partition);
-    void (async () => {
-      await (await current)?.close(false).catch(() => {});
-      if (!this.assignment.has(partition) || this.hosts.has(partition)) return;
-      this.reassign(new Set(this.assignment));
-      const fresh = await this.hosts.get(partition);
-      // The consumer read past what the lost task committed; read again from where the new one
-      // starts. A consumer that is itself restarting rejoins from the committed offsets anyway.
-      for (const topic of this.o.node.inputs) {
-        try {
-          if (fresh) this.consumer.seek({ topic: this.o.names.topic(topic), partition, offset: String(fresh.task.nextOffset(topic)) });
-        } catch {
-          // not running right now: see above
-        }
+    for (let attempt = 0; !this.stopping; attempt++) {
+      try {
+        await this.startConsumer();
+        return;
+      } catch (err) {
+        const wait = Math.min(500 * 2 ** attempt, 10_000);
+        this.o.log.warn(`${this.name}: consumer cannot start (${(err as Error).message}); trying again in ${wait} ms`);
+        await new Promise((r) => setTimeout(r, wait));
       }
-    })().catch((err) => this.o.log.warn(`${this.name}-${partition}: re-opening failed: ${(err as Error).message}`));
+    }
+  }
+
+  private async dropTasks(): Promise<void> {
+    const hosts = [...this.hosts.values()];
+    this.hosts.clear();
+    this.ready.clear();
+    this.assignment = new Set();
+    await Promise.all(hosts.map(async (h) => (await h.catch(() => undefined))?.abandon().catch(() => {})));
   }
 
   private reassign(owned: Set<number>): void {
@@ -151,7 +183,7 @@ export class ProcessorRunner<S = unknown> {
       const host = this.hosts.get(p)!;
       this.hosts.delete(p);
       this.ready.delete(p);
-      void host.then((h) => h?.handOver()).catch((err) => this.o.log.warn(`handing over ${this.name}-${p}: ${(err as Error).message}`));
+      void host.then((h) => h?.handOver()).catch((err) => this.o.log.warn(`handing over ${this.name}/${p}: ${(err as Error).message}`));
     }
     for (const p of owned) {
       if (this.hosts.has(p) || p >= this.o.partitions) continue;
@@ -163,17 +195,21 @@ export class ProcessorRunner<S = unknown> {
   /** Opens the task, retrying with backoff while the cluster is unreachable and the partition is ours. */
   private async open(p: number): Promise<KafkaTaskHost<S> | undefined> {
     for (let attempt = 0; !this.stopping; attempt++) {
-      const host = new KafkaTaskHost({ ...this.o, partition: p, onActivity: () => {}, onLost: (h, reason) => this.reopen(p, h, reason) });
+      const host = new KafkaTaskHost({ ...this.o, partition: p, onActivity: () => {} });
       try {
         await host.open();
-        if (!this.assignment.has(p) || this.stopping) {
-          await host.close(false);
+        if (this.stopping || this.hosts.get(p) === undefined) {
+          await host.abandon(); // dropped meanwhile (a failed transaction): nothing of it may commit
+          return undefined;
+        }
+        if (!this.assignment.has(p)) {
+          await host.handOver(); // moved on meanwhile: release it at once rather than make its new owner wait
           return undefined;
         }
         this.ready.set(p, host);
         return host;
       } catch (err) {
-        await host.close(false).catch(() => {});
+        await host.abandon().catch(() => {});
         const wait = Math.min(500 * 2 ** attempt, 10_000);
         this.o.log.warn(`${this.name}-${p}: cannot start (${(err as Error).message}); trying again in ${wait} ms`);
         await new Promise((r) => setTimeout(r, wait));
