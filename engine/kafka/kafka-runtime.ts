@@ -46,8 +46,13 @@ export interface TaskProgress<S> {
   settled: boolean;
 }
 
-/** A task's new owner waits this long for its live previous owner to release it before fencing it. */
-export const HANDOVER_GRACE_MS = 3_000;
+/**
+ * A task's new owner waits at most this long for its live previous owner to release it before fencing
+ * it (a hand-over usually releases within a commit interval; a fence makes the old owner re-open all
+ * its tasks, so it is kept for owners that are gone or stuck). A kill -9 costs this on top of the
+ * session timeout.
+ */
+export const HANDOVER_GRACE_MS = 5_000;
 
 export class KafkaRuntime<S> {
   readonly id = `${hostname()}-${process.pid}`;

@@ -78,8 +78,12 @@ export class KafkaTaskHost<S = unknown> implements CommitParticipant {
     });
   }
 
-  /** Takes the task over (its previous owner released it or is fenced), restores its state, starts it. */
-  async open(): Promise<void> {
+  /**
+   * Takes the task over (its previous owner released it or is fenced), restores its state, starts it.
+   * False when `wanted` turned false on the way: the task is then released at once, unopened, so that
+   * its new owner need not wait for it.
+   */
+  async open(wanted: () => boolean = () => true): Promise<boolean> {
     const { node, partition, names } = this.o;
     this.task.restoring();
     mkdirSync(this.db.location, { recursive: true });
@@ -87,7 +91,9 @@ export class KafkaTaskHost<S = unknown> implements CommitParticipant {
     // Fence BEFORE reading: once taken over, no other worker can commit for this task, so the
     // changelogs and group offsets read next cannot move under us.
     await this.o.owners.takeOver(this.id, () => this.o.transactions.claim(this.id));
+    if (!wanted()) return this.releaseUnopened();
     await this.restore();
+    if (!wanted()) return this.releaseUnopened();
     const positions = new Map<string, InputPosition>();
     for (const topic of node.inputs) {
       const raw = await this.db.get(POSITION_KEY(topic));
@@ -111,6 +117,16 @@ export class KafkaTaskHost<S = unknown> implements CommitParticipant {
     }
     await this.task.start(positions, counters);
     this.o.transactions.add(this);
+    return true;
+  }
+
+  /** Claimed but no longer wanted (the partition moved on while it opened): released at once. */
+  private async releaseUnopened(): Promise<false> {
+    await this.task.close();
+    this.o.transactions.add(this);
+    await this.o.transactions.now();
+    await this.release();
+    return false;
   }
 
   /** Everything read so far is committed and nothing is waiting to be. */

@@ -197,7 +197,7 @@ export class ProcessorRunner<S = unknown> {
     for (let attempt = 0; !this.stopping; attempt++) {
       const host = new KafkaTaskHost({ ...this.o, partition: p, onActivity: () => {} });
       try {
-        await host.open();
+        if (!(await host.open(() => this.assignment.has(p) && !this.stopping))) return undefined;
         if (this.stopping || this.hosts.get(p) === undefined) {
           await host.abandon(); // dropped meanwhile (a failed transaction): nothing of it may commit
           return undefined;

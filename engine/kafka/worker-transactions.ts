@@ -63,6 +63,8 @@ export class WorkerTransactions implements Committer {
   private producer: Producer | undefined;
   private readonly members = new Set<CommitParticipant>();
   private claims: Claim[] = [];
+  /** Tasks claimed and not released: after a failure they are released at once (see reset). */
+  private readonly claimed = new Set<string>();
   private waiters: (() => void)[] = [];
   private running = false;
   private again = false;
@@ -97,6 +99,10 @@ export class WorkerTransactions implements Committer {
     for (let attempt = 0; !this.stopped; attempt++) {
       try {
         await this.start();
+        // Every task was abandoned before this reset and the old epoch can write nothing more, so
+        // the tasks it had claimed are released now: their new owners need not wait and fence us
+        // (a fence would fail our next transaction and start all this again).
+        if (this.claimed.size) await this.releaseAll();
         break;
       } catch (err) {
         const wait = Math.min(500 * 2 ** attempt, 10_000);
@@ -105,6 +111,19 @@ export class WorkerTransactions implements Committer {
       }
     }
     this.failure = undefined;
+  }
+
+  private async releaseAll(): Promise<void> {
+    const t = await this.producer!.transaction();
+    try {
+      const messages = [...this.claimed].map((task) => ownerRecord(task, this.o.transactionalId, true));
+      await t.sendBatch({ topicMessages: [{ topic: this.o.names.taskOwners, messages }] });
+      await t.commit();
+    } catch (err) {
+      void t.abort().catch(() => {});
+      throw err;
+    }
+    this.claimed.clear();
   }
 
   async stop(): Promise<void> {
@@ -133,6 +152,7 @@ export class WorkerTransactions implements Committer {
 
   /** Claims `task` for this worker in the next transaction; resolves once it is committed. */
   claim(task: string): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       this.claims.push({ task, resolve, reject });
       void this.now();
@@ -174,6 +194,8 @@ export class WorkerTransactions implements Committer {
         const waiting = this.waiters.splice(0);
         this.lastStart = performance.now();
         if (!this.failure && !this.stopped) await this.round();
+        // Claims cannot be committed by a failed or stopped producer: their tasks must not start.
+        if (this.failure || this.stopped) for (const c of this.claims.splice(0)) c.reject(this.failure ?? new Error('the worker is stopping'));
         for (const w of waiting) w();
         if (this.waiters.length === 0 && (!this.again || this.failure || this.stopped)) break;
         if (this.waiters.length === 0) await this.pause(this.intervalMs - (performance.now() - this.lastStart));
@@ -213,16 +235,26 @@ export class WorkerTransactions implements Committer {
         this.transaction(parts, claims),
         new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${COMMIT_TIMEOUT_MS} ms`)), COMMIT_TIMEOUT_MS))),
       ]);
-      for (const c of claims) c.resolve();
+      for (const c of claims) {
+        this.claimed.add(c.task);
+        c.resolve();
+      }
       for (const [m, commit] of parts) {
-        if (m.leaving) this.members.delete(m);
+        if (m.leaving) {
+          this.members.delete(m);
+          this.claimed.delete(m.id);
+        }
         if (commit) await m.committed(commit, ends);
       }
     } catch (err) {
       const e = err as { name?: string; type?: string; message?: string };
       const failure = new Error(`${e.type ?? e.name ?? ''} ${e.message ?? ''}`.trim());
       this.failure = failure;
-      for (const c of claims) c.reject(failure);
+      // A claim whose transaction failed may still have been appended: release it with the others.
+      for (const c of claims) {
+        this.claimed.add(c.task);
+        c.reject(failure);
+      }
       for (const [m] of parts) if (m.leaving) this.members.delete(m);
       const fenced = /PRODUCER_FENCED|INVALID_PRODUCER_EPOCH|fenced/i.test(failure.message);
       this.o.onFailure(failure, fenced);
