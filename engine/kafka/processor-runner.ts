@@ -42,6 +42,8 @@ export class ProcessorRunner<S = unknown> {
   readonly consumedUpTo = new Map<string, number>();
   private consumer!: Consumer;
   private assignment = new Set<number>();
+  /** Bumped when every task is dropped: an open begun before then abandons what it opened. */
+  private epoch = 0;
   private stopping = false;
   private punctuator: NodeJS.Timeout | undefined;
   private readonly gaps = new WeakMap<KafkaTaskHost<S>, OffsetGapGuard>();
@@ -169,12 +171,17 @@ export class ProcessorRunner<S = unknown> {
     }
   }
 
+  /**
+   * Abandons every task. Opens still under way are not waited for (one may wait on a broker that is
+   * away): they see the new epoch and abandon what they opened themselves.
+   */
   private async dropTasks(): Promise<void> {
-    const hosts = [...this.hosts.values()];
+    this.epoch++;
+    const ready = [...this.ready.values()];
     this.hosts.clear();
     this.ready.clear();
     this.assignment = new Set();
-    await Promise.all(hosts.map(async (h) => (await h.catch(() => undefined))?.abandon().catch(() => {})));
+    await Promise.all(ready.map((h) => h.abandon().catch(() => {})));
   }
 
   private reassign(owned: Set<number>): void {
@@ -194,11 +201,13 @@ export class ProcessorRunner<S = unknown> {
 
   /** Opens the task, retrying with backoff while the cluster is unreachable and the partition is ours. */
   private async open(p: number): Promise<KafkaTaskHost<S> | undefined> {
-    for (let attempt = 0; !this.stopping; attempt++) {
+    const epoch = this.epoch;
+    const dropped = () => this.stopping || this.epoch !== epoch;
+    for (let attempt = 0; !dropped(); attempt++) {
       const host = new KafkaTaskHost({ ...this.o, partition: p, onActivity: () => {} });
       try {
-        if (!(await host.open(() => this.assignment.has(p) && !this.stopping))) return undefined;
-        if (this.stopping || this.hosts.get(p) === undefined) {
+        if (!(await host.open(() => this.assignment.has(p) && !dropped()))) return undefined;
+        if (dropped()) {
           await host.abandon(); // dropped meanwhile (a failed transaction): nothing of it may commit
           return undefined;
         }
@@ -213,7 +222,7 @@ export class ProcessorRunner<S = unknown> {
         const wait = Math.min(500 * 2 ** attempt, 10_000);
         this.o.log.warn(`${this.name}-${p}: cannot start (${(err as Error).message}); trying again in ${wait} ms`);
         await new Promise((r) => setTimeout(r, wait));
-        if (!this.assignment.has(p)) return undefined;
+        if (!this.assignment.has(p) || dropped()) return undefined;
       }
     }
     return undefined;

@@ -48,7 +48,7 @@ const SYNC_KEY = '~sync';
 /** How many records per task are kept: enough to see every claim made since a take-over began. */
 const HISTORY = 32;
 const POLL_MS = 25;
-const SYNC_TIMEOUT_MS = 60_000;
+const SYNC_TIMEOUT_MS = 30_000;
 
 export class TaskOwners {
   private consumer: Consumer | undefined;
@@ -56,13 +56,19 @@ export class TaskOwners {
   private readonly history = new Map<string, OwnerRecord[]>();
   private readonly syncs = new Map<string, () => void>();
   private stopped = false;
+  /** Next offset to read: a restarted consumer reads the topic again from its start. */
+  private next = 0;
 
   constructor(private readonly o: TaskOwnersOptions) {}
 
   async start(): Promise<void> {
-    const { kafka, topic } = this.o;
-    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    this.producer = this.o.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await this.producer.connect();
+    await this.follow();
+  }
+
+  private async follow(): Promise<void> {
+    const { kafka, topic } = this.o;
     const consumer = (this.consumer = kafka.consumer({
       groupId: `crawlstream-owners-${randomUUID()}`,
       partitionAssigners: [fixedAssigner(() => new Map([[topic, [0]]]))],
@@ -71,6 +77,13 @@ export class TaskOwners {
       maxWaitTimeInMs: 2_000,
       sessionTimeout: 30_000,
     }));
+    // kafkajs restarts a consumer by itself only after retriable errors; after any other (a broker
+    // restart) every take-over would wait for a sync that never comes back: start it again.
+    consumer.on(consumer.events.CRASH, (e) => {
+      if (this.stopped || e.payload.restart || consumer !== this.consumer) return;
+      this.o.log.warn(`${topic}: consumer stopped (${e.payload.error.message}); starting it again`);
+      void this.restart(consumer);
+    });
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: true });
     await consumer.run({
@@ -79,6 +92,21 @@ export class TaskOwners {
         for (const m of batch.messages) this.read(m.key?.toString('utf8') ?? '', m.value, Number(m.offset));
       },
     });
+  }
+
+  private async restart(crashed: Consumer): Promise<void> {
+    for (let attempt = 0; !this.stopped && crashed === this.consumer; attempt++) {
+      await crashed.disconnect().catch(() => {});
+      try {
+        await this.follow();
+        return;
+      } catch (err) {
+        const wait = Math.min(500 * 2 ** attempt, 10_000);
+        this.o.log.warn(`${this.o.topic}: consumer cannot start (${(err as Error).message}); trying again in ${wait} ms`);
+        await new Promise((r) => setTimeout(r, wait));
+        crashed = this.consumer!;
+      }
+    }
   }
 
   async stop(): Promise<void> {
@@ -107,6 +135,8 @@ export class TaskOwners {
   }
 
   private read(key: string, value: Buffer | null, offset: number): void {
+    if (offset < this.next) return;
+    this.next = offset + 1;
     if (key === SYNC_KEY) {
       const id = value?.toString('utf8') ?? '';
       this.syncs.get(id)?.();
