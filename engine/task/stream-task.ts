@@ -11,7 +11,7 @@ import { InputTracker, type InputPosition } from './input-position.js';
 import { TaskLifecycle } from './task-lifecycle.js';
 import { TaskMetrics } from './task-metrics.js';
 import { Turns } from './turns.js';
-import { RecordQueue } from './record-queue.js';
+import { Fifo } from '../fifo.js';
 import { RecordHandler } from './record-handler.js';
 import { taskContext } from './task-context.js';
 import type { OutputRecord, RawRecord, TaskCommit, TaskOptions } from './task-records.js';
@@ -38,7 +38,7 @@ export class StreamTask<S = unknown> {
   private readonly trackers = new Map<string, InputTracker>();
   private readonly storeByName = new Map<string, LevelStore<unknown, unknown>>();
   private readonly storeList: LevelStore<unknown, unknown>[];
-  private readonly queue = new RecordQueue<RawRecord>();
+  private readonly queue = new Fifo<RawRecord>();
   private ready: OutputRecord[] = [];
   private inFlight = 0;
   /** Sequential records and punctuations take turns; a commit is never taken mid-turn. */
