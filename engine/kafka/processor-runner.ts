@@ -44,6 +44,9 @@ export class ProcessorRunner<S = unknown> {
   private assignment = new Set<number>();
   /** Bumped when every task is dropped: an open begun before then abandons what it opened. */
   private epoch = 0;
+  /** The open under way for each partition, and the hand-overs not yet over. */
+  private readonly opening = new Map<number, object>();
+  private readonly leaving = new Map<number, Promise<void>>();
   private stopping = false;
   private punctuator: NodeJS.Timeout | undefined;
   private readonly gaps = new WeakMap<KafkaTaskHost<S>, OffsetGapGuard>();
@@ -180,38 +183,52 @@ export class ProcessorRunner<S = unknown> {
     const ready = [...this.ready.values()];
     this.hosts.clear();
     this.ready.clear();
+    this.opening.clear();
+    this.leaving.clear();
     this.assignment = new Set();
     await Promise.all(ready.map((h) => h.abandon().catch(() => {})));
   }
 
   private reassign(owned: Set<number>): void {
+    this.assignment = owned;
     for (const p of [...this.hosts.keys()]) {
       if (owned.has(p)) continue;
       const host = this.hosts.get(p)!;
       this.hosts.delete(p);
       this.ready.delete(p);
-      void host.then((h) => h?.handOver()).catch((err) => this.o.log.warn(`handing over ${this.name}/${p}: ${(err as Error).message}`));
+      this.opening.delete(p);
+      // A partition that comes back before this ends opens after it (one LevelDB, one owner at a time).
+      const left = host.then((h) => h?.handOver()).catch((err) => this.o.log.warn(`handing over ${this.name}/${p}: ${(err as Error).message}`));
+      this.leaving.set(p, left);
+      void left.then(() => {
+        if (this.leaving.get(p) === left) this.leaving.delete(p);
+      });
     }
     for (const p of owned) {
       if (this.hosts.has(p) || p >= this.o.partitions) continue;
-      this.hosts.set(p, this.open(p));
+      const token = {};
+      this.opening.set(p, token);
+      this.hosts.set(p, this.open(p, token));
     }
-    this.assignment = owned;
   }
 
   /** Opens the task, retrying with backoff while the cluster is unreachable and the partition is ours. */
-  private async open(p: number): Promise<KafkaTaskHost<S> | undefined> {
+  private async open(p: number, token: object): Promise<KafkaTaskHost<S> | undefined> {
+    await this.leaving.get(p);
     const epoch = this.epoch;
+    // Dropped: every task is being abandoned (a failed transaction, a stop at once).
     const dropped = () => this.stopping || this.epoch !== epoch;
-    for (let attempt = 0; !dropped(); attempt++) {
+    // Still this open's: the partition did not move on (or leave and come back) meanwhile.
+    const current = () => this.opening.get(p) === token && this.assignment.has(p);
+    for (let attempt = 0; !dropped() && current(); attempt++) {
       const host = new KafkaTaskHost({ ...this.o, partition: p, onActivity: () => {} });
       try {
-        if (!(await host.open(() => this.assignment.has(p) && !dropped()))) return undefined;
+        if (!(await host.open(() => current() && !dropped()))) return undefined;
         if (dropped()) {
-          await host.abandon(); // dropped meanwhile (a failed transaction): nothing of it may commit
+          await host.abandon(); // nothing of it may commit
           return undefined;
         }
-        if (!this.assignment.has(p)) {
+        if (!current()) {
           await host.handOver(); // moved on meanwhile: release it at once rather than make its new owner wait
           return undefined;
         }
@@ -222,7 +239,6 @@ export class ProcessorRunner<S = unknown> {
         const wait = Math.min(500 * 2 ** attempt, 10_000);
         this.o.log.warn(`${this.name}-${p}: cannot start (${(err as Error).message}); trying again in ${wait} ms`);
         await new Promise((r) => setTimeout(r, wait));
-        if (!this.assignment.has(p) || dropped()) return undefined;
       }
     }
     return undefined;
