@@ -27,6 +27,11 @@ type Context = ProcessorContext<Record<string, unknown>>;
 const SLICE_MS = 8; // yield to the event loop this often so sockets and timers stay responsive
 /** How long a leaving task waits for records that were told to stop; past it they stay unfinished. */
 const STOP_GRACE_MS = 5_000;
+/**
+ * How long a hand-over lets records in flight finish before it tells them to stop: a fetch that
+ * completes in this window is committed, not cut off and fetched again by the next owner.
+ */
+const HANDOVER_FINISH_MS = 1_000;
 
 export class StreamTask<S = unknown> {
   readonly id: string;
@@ -52,6 +57,11 @@ export class StreamTask<S = unknown> {
   private settledWaiters: (() => void)[] = [];
   /** Counter totals as last committed, to report how much a commit added. */
   private readonly committedTotals = new Map<string, number>();
+  /**
+   * The processor was told to stop its records in flight (abandon): a concurrent record that ends
+   * after this may have been cut short (a fetch returns without output), so it is not finished.
+   */
+  private stopSignalled = false;
 
   constructor(private readonly options: TaskOptions<S>) {
     this.node = options.node;
@@ -218,12 +228,15 @@ export class StreamTask<S = unknown> {
 
   /**
    * Leaves the partition to another owner, keeping what is finished: no new record starts, records in
-   * flight are told to stop (a fetch closes its connection) and stay unfinished, so the next commit
+   * flight get HANDOVER_FINISH_MS to finish, then are told to stop (a fetch closes its connection)
+   * and stay unfinished, so the next commit
    * holds every finished record's outputs and positions stop below the first unfinished one. Without
    * this, a move would make the new owner redo (and refetch) everything since the last commit.
    */
   async handOver(): Promise<void> {
     this.lifecycle.to('handing-over');
+    await this.settled(HANDOVER_FINISH_MS);
+    this.stopSignalled = true;
     this.processor.abandon?.();
     // Bounded: records whose abort never settles (a sink waiting on its aborted writer) must not
     // hold the move up; they stay unfinished either way.
@@ -236,6 +249,7 @@ export class StreamTask<S = unknown> {
   async abandon(): Promise<void> {
     if (this.lifecycle.ended || this.lifecycle.discarded) return;
     this.lifecycle.to('abandoning');
+    this.stopSignalled = true;
     this.processor.abandon?.();
     for (const s of this.storeByName.values()) s.discardPending();
     this.ready = [];
@@ -328,13 +342,14 @@ export class StreamTask<S = unknown> {
   /**
    * The one place that decides what a record leaves behind when it ends: its position (finished or
    * not), its outputs, and a dead letter when it failed. A concurrent record still running when the
-   * task was handed over or abandoned did not finish: its next owner processes it again (a fetch is
-   * told to stop and closes its connection), so neither its outputs nor its offset may be committed.
+   * processor was told to stop (a hand-over past its finishing window, an abandon) did not finish:
+   * its next owner processes it again (a fetch closes its connection), so neither its outputs nor its
+   * offset may be committed.
    * A sequential record always completes its turn, so it is finished either way.
    */
   private recordEnded(record: RawRecord, failure: string | undefined, sink: OutputRecord[]): void {
     const concurrent = this.node.definition.concurrency !== undefined;
-    if (concurrent && this.lifecycle.interrupting) return;
+    if (concurrent && (this.stopSignalled || this.lifecycle.discarded)) return;
     if (failure !== undefined) this.handler.deadLetter(record, failure, sink);
     this.tracker(record.topic).finish(record.offset);
     if (concurrent) for (const o of sink) this.ready.push(o);

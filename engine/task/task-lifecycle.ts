@@ -62,14 +62,6 @@ export class TaskLifecycle {
     return this.current === 'abandoning' || this.current === 'abandoned';
   }
 
-  /**
-   * A record running beside others when the task began to leave this way is interrupted, not
-   * finished: its next owner processes it again. (A clean stop lets records finish.)
-   */
-  get interrupting(): boolean {
-    return this.current === 'handing-over' || this.current === 'handed-over' || this.discarded;
-  }
-
   can(next: TaskState): boolean {
     return NEXT[this.current].includes(next);
   }
