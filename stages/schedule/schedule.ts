@@ -1,4 +1,4 @@
-// schedule: deduped + fetched → scheduled. The politeness core (DESIGN §3.1, §3.2) and the frontier.
+// schedule: deduped + fetched → scheduled. The politeness core and the frontier.
 //
 // A host's next URL is released only when (1) nothing is in flight for the host — the fetched topic,
 // co-partitioned with this task, tells us when the last fetch FINISHED — and (2) the host's timer,
