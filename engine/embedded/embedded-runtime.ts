@@ -60,9 +60,11 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   private readonly logs = new Map<string, PartitionLog>();
   private readonly consumers = new Map<string, StreamTask<S>[]>();
   private commits!: GroupCommit<S>;
-  private stopping = false;
-  /** stop() has begun: only sinks still take records. */
-  private draining = false;
+  /**
+   * running; draining once stop() began (only sinks still take records); stopped once every task is
+   * closed (nothing more is read). A fatal error is kept apart (`fatal`): every wait ends with it.
+   */
+  private state: 'running' | 'draining' | 'stopped' = 'running';
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly toPump = new Set<StreamTask<S>>();
   private pumpScheduled = false;
@@ -141,7 +143,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
     }
     for (const [every, tasks] of byInterval) {
       const timer = setInterval(() => {
-        if (this.stopping) return;
+        if (this.state === 'stopped') return;
         const now = this.clock();
         for (const t of tasks) t.punctuate(now).catch((err) => this.fail(err as Error));
       }, every);
@@ -198,8 +200,8 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
    * nothing is fetched twice after a resume), commits, and closes.
    */
   async stop(options: { dropTopics?: readonly string[] } = {}): Promise<void> {
-    if (this.stopping || this.draining) return;
-    this.draining = true;
+    if (this.state !== 'running') return;
+    this.state = 'draining';
     for (const t of this.timers) clearInterval(t);
     try {
       if (!this.fatal) {
@@ -217,7 +219,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
         }
         await Promise.race([Promise.all(sinks.map((t) => t.close())), this.fatalSignal]);
       }
-      this.stopping = true;
+      this.state = 'stopped';
       if (this.fatal) {
         await Promise.all(this.tasks.map((t) => t.abandon().catch(() => undefined)));
       } else {
@@ -344,7 +346,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   }
 
   private pump(task: StreamTask<S>): void {
-    if (this.stopping) return;
+    if (this.state === 'stopped') return;
     for (const topic of task.node.inputs) {
       const log = this.log(topic, task.partition);
       this.trimTail(log);
