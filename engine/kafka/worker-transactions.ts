@@ -52,6 +52,13 @@ export const COUNTER_PREFIX = 'ctr!';
  * worker gets busier; each hop of a record waits up to this long.
  */
 export const DEFAULT_COMMIT_INTERVAL_MS = 100;
+/**
+ * Group offsets ride in a transaction at most this often (and in every transaction that releases a
+ * task): each costs an AddOffsetsToTxn, a TxnOffsetCommit and a coordinator lookup per processor
+ * group. A task's positions changelog, written in every transaction, is what it restores from; the
+ * group offsets only let a consumer start near its task and let Kafka's tools show progress.
+ */
+const GROUP_OFFSETS_EVERY_MS = 5_000;
 /** A transaction that takes longer than this is given up, and every task re-opened. */
 const COMMIT_TIMEOUT_MS = 30_000;
 /** Keep each produce request well under the broker's limits; bodies can be megabytes. */
@@ -71,6 +78,9 @@ export class WorkerTransactions implements Committer {
   private timer: NodeJS.Timeout | undefined;
   private wake: (() => void) | undefined;
   private lastStart = 0;
+  /** Group → topic → partition → offset not yet sent, and when offsets were last sent. */
+  private readonly pendingOffsets = new Map<string, Map<string, Map<number, string>>>();
+  private offsetsSentAt = 0;
   private failure: Error | undefined;
   private stopped = false;
   readonly intervalMs: number;
@@ -272,8 +282,7 @@ export class WorkerTransactions implements Committer {
       if (!list) byTopic.set(topic, (list = []));
       list.push(m);
     };
-    // Group → topic → partitions: one TxnOffsetCommit per consumer group.
-    const offsets = new Map<string, Map<string, { partition: number; offset: string }[]>>();
+    const offsets = this.pendingOffsets;
     for (const c of claims) push(names.taskOwners, ownerRecord(c.task, this.o.transactionalId, false));
     for (const [m, commit] of parts) {
       const { node, partition } = m;
@@ -289,11 +298,11 @@ export class WorkerTransactions implements Committer {
         for (const { topic, position } of commit.positions) push(positions, { key: POSITION_KEY(topic), value: Buffer.from(JSON.stringify(position)), partition });
         for (const [name, total] of commit.counters) push(positions, { key: COUNTER_KEY(name), value: Buffer.from(String(total)), partition });
         for (const { topic, position } of commit.positions) {
-          const group = offsets.get(names.group(node.name)) ?? new Map<string, { partition: number; offset: string }[]>();
+          const group = offsets.get(names.group(node.name)) ?? new Map<string, Map<number, string>>();
           offsets.set(names.group(node.name), group);
-          const list = group.get(names.topic(topic)) ?? [];
-          group.set(names.topic(topic), list);
-          list.push({ partition, offset: String(position.base) });
+          const partitions = group.get(names.topic(topic)) ?? new Map<number, string>();
+          group.set(names.topic(topic), partitions);
+          partitions.set(partition, String(position.base));
         }
       }
       if (m.leaving) push(names.taskOwners, ownerRecord(m.id, this.o.transactionalId, true));
@@ -307,11 +316,20 @@ export class WorkerTransactions implements Committer {
         const results = await transaction.sendBatch({ topicMessages: chunk, compression: this.o.compression ?? CompressionTypes.None });
         recordEnds(chunk, results, ends);
       }
-      for (const [consumerGroupId, topics] of offsets) {
-        await transaction.sendOffsets({ consumerGroupId, topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })) });
+      const offsetsDue = performance.now() - this.offsetsSentAt >= GROUP_OFFSETS_EVERY_MS || parts.some(([m]) => m.leaving);
+      if (offsetsDue) {
+        for (const [consumerGroupId, topics] of offsets) {
+          const list = [...topics].map(([topic, partitions]) => ({ topic, partitions: [...partitions].map(([partition, offset]) => ({ partition, offset })) }));
+          await transaction.sendOffsets({ consumerGroupId, topics: list });
+        }
       }
       await transaction.commit();
+      if (offsetsDue) {
+        offsets.clear();
+        this.offsetsSentAt = performance.now();
+      }
     } catch (err) {
+      offsets.clear(); // every task re-opens from its changelogs; offsets are sent again as they move
       // Not awaited: after a broker failure kafkajs may retry the abort for minutes; reset() ends it.
       void transaction.abort().catch(() => {});
       throw err;
