@@ -90,7 +90,10 @@ export class KafkaTaskHost<S = unknown> implements CommitParticipant {
     await this.db.open();
     // Fence BEFORE reading: once taken over, no other worker can commit for this task, so the
     // changelogs and group offsets read next cannot move under us.
-    await this.o.owners.takeOver(this.id, () => this.o.transactions.claim(this.id));
+    if (!(await this.o.owners.takeOver(this.id, () => this.o.transactions.claim(this.id), wanted))) {
+      await this.abandon(); // nothing claimed, nothing to release
+      return false;
+    }
     if (!wanted()) return this.releaseUnopened();
     await this.restore();
     if (!wanted()) return this.releaseUnopened();

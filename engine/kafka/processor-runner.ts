@@ -17,7 +17,7 @@ import type { WorkerTransactions } from './worker-transactions.js';
 export async function reopenAll(runners: readonly ProcessorRunner<any>[], transactions: WorkerTransactions): Promise<void> {
   await Promise.all(runners.map((r) => r.abandonTasks()));
   await transactions.reset();
-  await Promise.all(runners.map((r) => r.rejoin()));
+  await Promise.all(runners.map((r) => r.reopen()));
 }
 
 /** What every task of the runner shares; partitions and callbacks are the runner's to fill in. */
@@ -149,31 +149,41 @@ export class ProcessorRunner<S = unknown> {
     await this.dropTasks();
   }
 
-  /** Leaves the group and abandons every task, committing nothing; rejoin() starts again. */
+  /**
+   * Abandons every task, committing nothing, and stays in the group (leaving it would rebalance every
+   * other worker too); reopen() opens the partitions assigned now again.
+   */
   async abandonTasks(): Promise<void> {
-    const old = this.consumer;
-    this.consumer = undefined as never;
-    await old?.disconnect().catch(() => {});
+    const owned = this.assignment;
     await this.dropTasks();
+    this.assignment = owned;
   }
 
   /**
-   * Joins the group afresh after abandonTasks() (see reopenAll): only the partitions it owns now
-   * are opened again, each from its last commit.
+   * Opens every partition assigned now, each from its last commit, and reads them again from there.
+   * An assignment that went stale meanwhile is corrected at the consumer's next heartbeat: an open
+   * that is no longer wanted gives up without fencing anyone (TaskOwners.takeOver).
    */
-  async rejoin(): Promise<void> {
+  async reopen(): Promise<void> {
     if (this.stopping) return;
-    for (let attempt = 0; !this.stopping; attempt++) {
-      try {
-        await this.startConsumer();
-        return;
-      } catch (err) {
-        const wait = Math.min(500 * 2 ** attempt, 10_000);
-        this.o.log.warn(`${this.name}: consumer cannot start (${(err as Error).message}); trying again in ${wait} ms`);
-        await new Promise((r) => setTimeout(r, wait));
-      }
+    const owned = this.assignment;
+    this.assignment = new Set();
+    this.reassign(owned);
+    for (const p of owned) {
+      void this.hosts.get(p)?.then((host) => {
+        if (!host) return;
+        for (const topic of this.o.node.inputs) {
+          try {
+            this.consumer?.seek({ topic: this.o.names.topic(topic), partition: p, offset: String(host.task.nextOffset(topic)) });
+          } catch {
+            // the consumer is between generations: its next assignment starts from the group offsets, and records a task already has are skipped
+          }
+        }
+      });
     }
   }
+
+
 
   /**
    * Abandons every task. Opens still under way are not waited for (one may wait on a broker that is

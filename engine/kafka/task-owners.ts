@@ -117,13 +117,16 @@ export class TaskOwners {
 
   /**
    * Steps 1 and 3 around the claim: fences whoever else may still write for `task`. `claim` makes our
-   * claim durable (a committed transaction of this worker's producer).
+   * claim durable (a committed transaction of this worker's producer). False, having fenced and
+   * claimed nothing, when `wanted` turned false while it waited (our view of the group was stale).
    */
-  async takeOver(task: string, claim: () => Promise<void>): Promise<void> {
+  async takeOver(task: string, claim: () => Promise<void>, wanted: () => boolean = () => true): Promise<boolean> {
     await this.sync();
     const last = this.latest(task);
-    if (last && last.owner !== this.o.me && !(await this.releasedInTime(task, last))) {
-      await this.fence(last.owner, `${task}: its last owner ${last.owner} did not release it within ${this.o.graceMs} ms`);
+    if (last && last.owner !== this.o.me) {
+      const released = await this.releasedInTime(task, last, wanted);
+      if (!wanted()) return false;
+      if (!released) await this.fence(last.owner, `${task}: its last owner ${last.owner} did not release it within ${this.o.graceMs} ms`);
     }
     await claim();
     await this.sync();
@@ -132,6 +135,7 @@ export class TaskOwners {
       if (r.offset > (last?.offset ?? -1) && r.owner !== this.o.me && !r.released) racing.add(r.owner);
     }
     for (const owner of racing) await this.fence(owner, `${task}: ${owner} claimed it at the same time`);
+    return true;
   }
 
   private read(key: string, value: Buffer | null, offset: number): void {
@@ -184,9 +188,9 @@ export class TaskOwners {
    * be over (a hand-over commits the task's last work with it: reading the state before then would
    * miss that work). False when it did not.
    */
-  private async releasedInTime(task: string, last: OwnerRecord): Promise<boolean> {
+  private async releasedInTime(task: string, last: OwnerRecord, wanted: () => boolean): Promise<boolean> {
     const deadline = performance.now() + this.o.graceMs;
-    while (!this.stopped) {
+    while (!this.stopped && wanted()) {
       const now = this.latest(task);
       if (now && now.owner === last.owner && now.released && now.offset < (await this.lastStableOffset())) return true;
       if (now && now.owner !== last.owner) return false; // someone else claimed it meanwhile: fence both
