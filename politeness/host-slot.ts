@@ -19,7 +19,7 @@ export interface HostSlot {
 const MAX_BACKOFF_MS = 5 * 60_000;
 const MIN_BACKOFF_BASE_MS = 250;
 const MAX_RETRY_AFTER_MS = 60 * 60_000;
-const RETRYABLE_ERRORS = new Set(['timeout', 'connect', 'dns', 'protocol', 'body-incomplete']);
+const RETRYABLE_ERRORS = new Set(['timeout', 'connect', 'dns', 'protocol', 'body-incomplete', 'proxy']);
 
 export function newSlot(delayMs: number): HostSlot {
   return { delayMs, nextFetchAt: 0, inFlight: '', inFlightSince: 0, failures: 0, releaseSeq: 0 };

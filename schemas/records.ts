@@ -160,6 +160,8 @@ export interface FetchResult {
   /** Digest and time of the URL's earlier capture, for a 304 to refer to. */
   previous_sha1: string;
   previous_captured_at: number;
+  /** With --tls-verify record: why the certificate would have been refused; '' otherwise. */
+  tls_problem: string;
 }
 
 export interface Link {
@@ -225,7 +227,7 @@ export const PLAIN_RESULT = {
   body_sha1: '', etag: '', last_modified: '', changed: true, priority: 0, recrawl_interval_ms: 0, next_due_at: 0, sitemap_depth: 0,
   sitemap_urls: 0, rendered_encoding: 'identity', rendered_body: Buffer.alloc(0), render_error: '', subrequests: [],
   http_version: '1.1', status_text: '', request_method: 'GET', request_headers: [] as HeaderLine[], response_headers: [] as HeaderLine[], truncation: '',
-  previous_sha1: '', previous_captured_at: 0,
+  previous_sha1: '', previous_captured_at: 0, tls_problem: '',
 } as const;
 
 /**
@@ -244,4 +246,6 @@ export interface SkippedUrl {
   depth: number;
   source_url: string;
   decided_at: number;
+  /** URLs the row stands for (normalize: every URL of one page dropped for one reason, `url` the first); absent means 1. */
+  url_count?: number;
 }

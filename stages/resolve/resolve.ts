@@ -26,16 +26,17 @@ class Resolve implements Processor<In, Out> {
     } catch {
       return this.failed(ctx, request, 'protocol', `invalid URL "${request.url.slice(0, 200)}"`);
     }
-    const found = await this.fetcher.resolveAddress(hostname);
+    const found = await this.fetcher.resolveAddress(hostname, request.url);
     if ('kind' in found) return this.failed(ctx, request, found.kind, found.message);
-    ctx.forward('resolved', found.address, { ...request, address: found.address });
+    // Behind a proxy whose target local DNS cannot resolve, the address is unknown: keyed by name.
+    ctx.forward('resolved', found.key ?? found.address, { ...request, address: found.address });
   }
 
   /** No request can be sent: the outcome goes straight to `fetched`, so the host's slot is freed. */
   private failed(ctx: ProcessorContext<Out>, request: FetchRequest, kind: string, message: string): void {
     ctx.metrics.count(`errors.${kind}`);
     // A fetch attempt that ended before a request could leave (DNS, network policy): counted as one.
-    this.observer.fetchDone({ kind: request.kind, status: 0, errorKind: kind, truncated: false, seconds: 0, wireBytes: 0 });
+    this.observer.fetchDone({ kind: request.kind, status: 0, errorKind: kind, truncated: false, seconds: 0, wireBytes: 0, host: request.host, error: `${kind}: ${message}` });
     const now = ctx.now();
     const result: FetchResult = {
       ...PLAIN_RESULT,
