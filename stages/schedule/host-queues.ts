@@ -57,9 +57,9 @@ export class HostQueues {
     this.change(h, () => h.queue.waiting++);
   }
 
-  /** More pages link to a URL: a queued one moves up its host's queue. Returns whether it moved. */
-  raise(h: HostState, key: UrlKey, u: UrlState, inlinks: number): boolean {
-    const next = { ...u, inlinks };
+  /** More pages link to a URL (or, focused, a better link): a queued one moves up its host's queue. Returns whether it moved. */
+  raise(h: HostState, key: UrlKey, u: UrlState, inlinks: number, score = u.score): boolean {
+    const next = { ...u, inlinks, score };
     if (u.phase !== 'ready' || rankOf(next) === u.queue_rank) {
       this.urls.put(key, next);
       return false;
@@ -80,6 +80,11 @@ export class HostQueues {
     const recrawl = (u?.fetches ?? 0) > 0;
     this.change(h, () => this.leaveReady(h, recrawl));
     return { key, u, rank: head[0].rank, recrawl };
+  }
+
+  /** The rank of the host's most important ready URL, left in the queue. */
+  async headRank(h: HostState): Promise<number | undefined> {
+    return (await this.ready.peek(h.host, h.queue.ready))?.[0].rank;
   }
 
   /** Recrawls whose time has come join the ready queue, with their importance. */
