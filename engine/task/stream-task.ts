@@ -31,7 +31,7 @@ const STOP_GRACE_MS = 5_000;
  * How long a hand-over lets records in flight finish before it tells them to stop: a fetch that
  * completes in this window is committed, not cut off and fetched again by the next owner.
  */
-const HANDOVER_FINISH_MS = 1_000;
+const HANDOVER_FINISH_MS = 2_500;
 
 export class StreamTask<S = unknown> {
   readonly id: string;
