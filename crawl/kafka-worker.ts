@@ -59,6 +59,11 @@ export class KafkaWorker {
     return this.runtime?.id;
   }
 
+  /** Settles with the error that stopped the worker's runtime (a failed punctuation); never otherwise. */
+  get failed(): Promise<Error> {
+    return this.runtime?.failed ?? new Promise(() => {});
+  }
+
   async start(): Promise<void> {
     const { log } = this.o;
     const cluster = (this.cluster = await connectCluster({ brokers: this.o.brokers, prefix: this.o.prefix, clientId: `crawlstream-worker-${process.pid}`, log }));
@@ -100,6 +105,8 @@ export class KafkaWorker {
   async stop(): Promise<void> {
     clearInterval(this.lagTimer);
     await this.runtime?.stop();
+    // The broker's cost is mostly requests: the benchmark divides these by pages.
+    if (this.cluster) this.o.log.info(`kafka requests: ${JSON.stringify(this.cluster.requests.totals())}`);
     for (const close of this.closers) await close().catch(() => {});
     await this.cluster?.close().catch(() => {});
   }

@@ -59,9 +59,11 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   private readonly logs = new Map<string, PartitionLog>();
   private readonly consumers = new Map<string, StreamTask<S>[]>();
   private commits!: GroupCommit<S>;
-  private stopping = false;
-  /** stop() has begun: only sinks still take records. */
-  private draining = false;
+  /**
+   * running; draining once stop() began (only sinks still take records); stopped once every task is
+   * closed (nothing more is read). A fatal error is kept apart (`fatal`): every wait ends with it.
+   */
+  private state: 'running' | 'draining' | 'stopped' = 'running';
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly toPump = new Set<StreamTask<S>>();
   private pumpScheduled = false;
@@ -140,7 +142,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
     }
     for (const [every, tasks] of byInterval) {
       const timer = setInterval(() => {
-        if (this.stopping) return;
+        if (this.state === 'stopped') return;
         const now = this.clock();
         for (const t of tasks) t.punctuate(now).catch((err) => this.fail(err as Error));
       }, every);
@@ -198,8 +200,8 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
    * what was still in progress then stays uncommitted for the next start, counted in the report.
    */
   async stop(options: { dropTopics?: readonly string[]; graceMs?: number } = {}): Promise<StopReport> {
-    if (this.stopping || this.draining) return { unfinished: [] };
-    this.draining = true;
+    if (this.state !== 'running') return { unfinished: [] };
+    this.state = 'draining';
     for (const t of this.timers) clearInterval(t);
     const { graceOver, othersOver, left, clear } = stopClock(options.graceMs ?? DEFAULT_STOP_GRACE_MS);
     const endOf = (topic: string, p: number) => this.log(topic, p).end;
@@ -214,7 +216,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
         if (!this.fatal) await catchUp({ tasks: sinks, endOf, pump: (t) => this.pumpSoon(t), failed: () => !!this.fatal, boundMs: left() });
         await Promise.race([Promise.all(sinks.map((t) => t.close())), this.fatalSignal, graceOver]);
       }
-      this.stopping = true;
+      this.state = 'stopped';
       if (this.fatal) {
         await Promise.all(this.tasks.map((t) => t.abandon().catch(() => undefined)));
       } else {
@@ -344,7 +346,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   }
 
   private pump(task: StreamTask<S>): void {
-    if (this.stopping) return;
+    if (this.state === 'stopped') return;
     for (const topic of task.node.inputs) {
       const log = this.log(topic, task.partition);
       this.trimTail(log);
