@@ -11,7 +11,7 @@ describe('HostTurns', () => {
     const start = Date.now();
     const log: { host: string; who: string; began: number; ended: number }[] = [];
     const request = async (host: string, who: string, takesMs: number, notBefore = 0) => {
-      const done = await turns.turn(host, delay, notBefore);
+      const done = await turns.turn(host, { delayMs: delay, notBefore });
       const began = Date.now();
       await sleep(takesMs);
       log.push({ host, who, began, ended: Date.now() });

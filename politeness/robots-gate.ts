@@ -97,6 +97,11 @@ export class RobotsGate {
     return Math.max(this.config.defaultDelayMs, s.crawlDelayMs);
   }
 
+  /** Why a host is refused, in words for a `skipped` row ('' when the reason says it all). */
+  refusalDetail(s: RobotsState, reason: string): string {
+    return reason === 'crawl-delay-too-long' ? `Crawl-delay ${s.crawlDelayMs} ms > ${this.config.maxCrawlDelayMs} ms` : '';
+  }
+
   afterFetch(host: string, scheme: string, s: RobotsState, r: FetchResult, now: number): RobotsOutcome {
     const { status } = r;
     const keep = (state: RobotsState, outcome: string, text?: RobotsText | null, sitemaps: string[] = []) => ({ state, outcome, text, sitemaps });

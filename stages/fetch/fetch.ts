@@ -7,6 +7,7 @@ import type { CrawlConfig } from '../../contract/config.js';
 import { discoveredUrls, fetched, resolved } from '../../contract/topics.js';
 import { AddressGate } from '../../politeness/address-gate.js';
 import { HostTurns } from '../../politeness/host-turns.js';
+import { pacingOf } from '../../politeness/request-pacing.js';
 import type { FetchOutcome } from '../../fetching/http-fetcher.js';
 import type { RenderResult } from '../../rendering/render-page.js';
 import { hasChanged, recrawlAfter } from '../../recrawl/recrawl-policy.js';
@@ -60,18 +61,16 @@ class Fetch implements Processor<In, Out> {
 
   async process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
     const request = record.value;
-    // Restart guard: a request released before this task started may have been in flight when the
-    // previous owner died or lost its commit, and the server may have seen it: it waits one host
-    // delay from our start. Every request then takes its host's turn (HostTurns), so requests to a
-    // host never leave closer than its delay, whichever task instance sends them.
-    const releasedAt = Math.min(record.timestamp, request.released_at || record.timestamp);
-    const notBefore = releasedAt < this.startedAt ? this.startedAt + request.delay_ms : 0;
+    // Every request takes its host's turn (HostTurns), so requests to a host never leave closer than
+    // its delay, whichever task instance sends them; one released before this task started waits a
+    // delay from our start too (the restart guard).
+    const pacing = pacingOf(request, record.timestamp, this.startedAt);
     const abort = new AbortController();
     this.inFlight.add(abort);
     let release: (() => void) | undefined;
     let turnEnded: (() => void) | undefined;
     try {
-      turnEnded = await this.turns.turn(request.host, request.delay_ms, notBefore);
+      turnEnded = await this.turns.turn(request.host, pacing);
       // Abandoned while waiting its turn: the task's new owner sends it, in its own turn.
       if (abort.signal.aborted) return;
       // One server may carry many host names: at most --max-in-flight-per-ip requests to it at once.

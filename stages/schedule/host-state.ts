@@ -1,10 +1,11 @@
 // Per-host state of the schedule processor, in its `hosts` store: three small records, each with one
-// owner. The politeness slot (host-slot.ts) belongs to the schedule's release logic, the robots state
-// to the robots gate (robots-gate.ts, which returns new states rather than mutating), the queue
-// counts to the frontier bookkeeping.
+// owner. The politeness slot and the robots state belong to politeness/ (host-politeness.ts and
+// robots-gate.ts, which return new states rather than mutating, and politeness-schema.ts, their
+// layout), the queue counts to the frontier bookkeeping.
 import { avroValues, defineStore, stringKey } from '../../engine/api.js';
-import type { HostSlot } from '../../politeness/host-slot.js';
+import type { HostSlot } from '../../politeness/host-politeness.js';
 import type { RobotsState, RobotsText } from '../../politeness/robots-gate.js';
+import { hostSlotSchema, robotsStateSchema } from '../../politeness/politeness-schema.js';
 
 export type { RobotsState, RobotsStatus, RobotsText } from '../../politeness/robots-gate.js';
 
@@ -42,8 +43,8 @@ export const hostsStore = defineStore<string, HostState>({
     fields: [
       { name: 'host', type: 'string' },
       { name: 'scheme', type: 'string' },
-      { name: 'slot', type: record('HostSlot', [['delayMs', 'long'], ['nextFetchAt', 'long'], ['inFlight', 'string'], ['inFlightSince', 'long'], ['failures', 'int'], ['releaseSeq', 'long']]) },
-      { name: 'robots', type: record('RobotsState', [['status', 'string'], ['url', 'string'], ['hops', 'int'], ['attempts', 'int'], ['fetchedAt', 'long'], ['expiresAt', 'long'], ['retryAt', 'long'], ['gaveUpUntil', 'long'], ['crawlDelayMs', 'long']]) },
+      { name: 'slot', type: hostSlotSchema },
+      { name: 'robots', type: robotsStateSchema },
       { name: 'queue', type: record('QueueCounts', [['ready', 'long'], ['readyRecrawls', 'long'], ['waiting', 'long'], ['released', 'long'], ['seq', 'long'], ['sitemapsAt', 'long']]) },
     ],
   } as never),

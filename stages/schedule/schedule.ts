@@ -16,7 +16,7 @@ import { deduped, fetched, scheduled, skipped } from '../../contract/topics.js';
 import { hostsStore, robotsStore, sameOrigin, type HostState } from './host-state.js';
 import { readyQueueStore, waitingQueueStore } from './host-frontier.js';
 import { HostQueues, MAX_STEPS_PER_TURN } from './host-queues.js';
-import { finished, newSlot, released } from '../../politeness/host-slot.js';
+import { freed, freedWithoutOutcome, newSlot, nextAllowedStart, pacingFields, pausedUntil, released, staleAt } from '../../politeness/host-politeness.js';
 import { newRobotsState, RobotsGate } from '../../politeness/robots-gate.js';
 import { firstInterval } from '../../recrawl/recrawl-policy.js';
 import { priorityOf, sitemapState, urlKey, urlsStore, type UrlKey, type UrlState } from './url-state.js';
@@ -37,8 +37,6 @@ export interface ScheduleServices {
   control: RuntimeControl;
 }
 
-/** No fetch outlives the fetcher's total timeout; a slot held far longer lost its outcome to a bug. */
-const STALE_SLOT_GRACE_MS = 60_000;
 const MAX_SITEMAPS_PER_HOST = 16;
 
 export class Schedule implements Processor<In, Out> {
@@ -74,7 +72,7 @@ export class Schedule implements Processor<In, Out> {
       }
       // Due times survive restarts: a host with only future recrawls wakes at the first of them.
       const due = h.queue.ready > 0 ? 0 : await this.queues.firstDue(h);
-      this.arm(h, Math.max(h.slot.nextFetchAt, due));
+      this.arm(h, Math.max(nextAllowedStart(h.slot), due));
     }
     this.reportGauges();
   }
@@ -105,9 +103,9 @@ export class Schedule implements Processor<In, Out> {
     const h = this.active.get(r.host) ?? this.hosts.get(r.host);
     if (!h || h.slot.inFlight !== r.fetch_id) return;
     this.inFlight--;
-    h.slot = { ...h.slot, inFlight: '', nextFetchAt: now + h.slot.delayMs };
+    h.slot = freedWithoutOutcome(h.slot, now);
     this.save(h);
-    this.arm(h, h.slot.nextFetchAt);
+    this.arm(h, nextAllowedStart(h.slot));
   }
 
   async punctuate(now: number, ctx: ProcessorContext<Out>): Promise<void> {
@@ -169,13 +167,13 @@ export class Schedule implements Processor<In, Out> {
       if (outcome.text === null) this.robotsTexts().delete(h.host);
       else if (outcome.text) this.robotsTexts().put(h.host, outcome.text);
       // The Crawl-delay just read already applies to the next request.
-      h.slot = { ...finished(h.slot, r, now, this.robots.delayOf(h.robots), this.config.maxAttempts).slot };
+      h.slot = freed(h.slot, r, now, this.robots.delayOf(h.robots), this.config.maxAttempts).slot;
       if (outcome.outcome === 'crawl-delay-too-long') {
-        this.ctx.log.warn(`${h.host}: robots.txt asks a Crawl-delay of ${h.robots.crawlDelayMs} ms, over --max-crawl-delay ${this.config.maxCrawlDelayMs} ms: the host is skipped until robots.txt is read again`);
+        this.ctx.log.warn(`${h.host}: robots.txt asks a ${this.robots.refusalDetail(h.robots, outcome.outcome)} (--max-crawl-delay): the host is skipped until robots.txt is read again`);
       }
       if (h.robots.status === 'rules' || h.robots.status === 'allow-all') this.queueSitemaps(h, outcome.sitemaps, now);
     } else {
-      const { slot, throttled, failed } = finished(h.slot, r, now, this.robots.delayOf(h.robots), this.config.maxAttempts);
+      const { slot, throttled, failed } = freed(h.slot, r, now, this.robots.delayOf(h.robots), this.config.maxAttempts);
       h.slot = slot;
       if (throttled) this.ctx.metrics.count('throttled');
       this.afterPage(h, r, throttled || failed, now);
@@ -210,8 +208,9 @@ export class Schedule implements Processor<In, Out> {
   /** Releases the host's next fetch if its slot is free and its timer has passed. */
   private async tryRelease(h: HostState, now: number): Promise<void> {
     if (h.slot.inFlight) return this.checkStale(h, now);
-    if (this.s.control.paused) return this.arm(h, now + 200);
-    if (now < h.slot.nextFetchAt) return this.arm(h, h.slot.nextFetchAt);
+    if (this.s.control.paused) return this.arm(h, pausedUntil(now));
+    const allowed = nextAllowedStart(h.slot);
+    if (now < allowed) return this.arm(h, allowed);
     await this.queues.promoteDue(h, now);
     this.save(h);
     if (h.queue.ready === 0) return this.idle(h);
@@ -274,7 +273,7 @@ export class Schedule implements Processor<In, Out> {
     h.slot = slot;
     this.inFlight++;
     this.save(h);
-    const request: FetchRequest = { ...fields, fetch_id: fetchId, host: h.host, kind, delay_ms: h.slot.delayMs, released_at: now, address: '' };
+    const request: FetchRequest = { ...fields, ...pacingFields(h.slot), fetch_id: fetchId, host: h.host, kind, released_at: now, address: '' };
     this.ctx.forward('scheduled', h.host, request);
     return request;
   }
@@ -311,26 +310,26 @@ export class Schedule implements Processor<In, Out> {
   /** A URL that will not be fetched, and why: counted, and a `skipped` record a data engineer can query. */
   private skip(h: HostState, url: string, reason: string, depth = 0, sourceUrl = ''): void {
     this.ctx.metrics.count(`dropped.${reason}`);
-    const detail = reason === 'crawl-delay-too-long' ? `Crawl-delay ${h.robots.crawlDelayMs} ms > ${this.config.maxCrawlDelayMs} ms` : '';
+    const detail = this.robots.refusalDetail(h.robots, reason);
     this.ctx.forward('skipped', h.host, { url, host: h.host, reason, detail, depth, source_url: sourceUrl, decided_at: this.ctx.now() });
   }
 
   /** A slot held past any fetch's life lost its outcome to a bug: say so and free the host. */
   private checkStale(h: HostState, now: number): void {
-    const limit = h.slot.inFlightSince + this.config.fetchTimeoutMs * 2 + STALE_SLOT_GRACE_MS;
+    const limit = staleAt(h.slot, this.config.fetchTimeoutMs);
     if (now < limit) return this.arm(h, limit);
     this.ctx.log.warn(`${h.host}: fetch ${h.slot.inFlight} released ${now - h.slot.inFlightSince} ms ago never reported back; freeing the host (its outcome, if it comes, is ignored)`);
     this.ctx.metrics.count('stale-slots');
     this.inFlight--;
-    h.slot = { ...h.slot, inFlight: '', nextFetchAt: now + h.slot.delayMs };
+    h.slot = freedWithoutOutcome(h.slot, now);
     this.save(h);
-    this.arm(h, h.slot.nextFetchAt);
+    this.arm(h, nextAllowedStart(h.slot));
   }
 
   /** Nothing to release now: wait for the first recrawl, or leave the active set. */
   private async idle(h: HostState): Promise<void> {
     this.save(h);
-    if (h.queue.waiting > 0) return this.arm(h, Math.max(h.slot.nextFetchAt, await this.queues.firstDue(h)));
+    if (h.queue.waiting > 0) return this.arm(h, Math.max(nextAllowedStart(h.slot), await this.queues.firstDue(h)));
     if (h.slot.inFlight || h.queue.ready > 0) return;
     this.active.delete(h.host);
     this.armedAt.delete(h.host);

@@ -1,6 +1,7 @@
-// A host's politeness slot: one request in flight at a time, and the next one no earlier than the
-// delay after the last one ENDED (plus Retry-After and backoff). The schedule processor owns it; these
-// functions return the slot's next state and never touch anything else.
+// A host's politeness record and the rules over it: one request in flight at a time, and the next one
+// no earlier than the delay after the last one ENDED (plus Retry-After and backoff). The schedule
+// processor keeps the record in its `hosts` store and asks these functions; they return the record's
+// next state and never touch anything else. This is the one place that adds a delay to the clock.
 import type { FetchResult } from '../schemas/records.js';
 
 export interface HostSlot {
@@ -20,9 +21,23 @@ const MAX_BACKOFF_MS = 5 * 60_000;
 const MIN_BACKOFF_BASE_MS = 250;
 const MAX_RETRY_AFTER_MS = 60 * 60_000;
 const RETRYABLE_ERRORS = new Set(['timeout', 'connect', 'dns', 'protocol', 'body-incomplete']);
+/** While releases are paused (crawlstream scale), a host is looked at again this often. */
+const PAUSED_RECHECK_MS = 200;
+/** No fetch outlives the fetcher's total timeout; a slot held far longer lost its outcome to a bug. */
+const STALE_SLOT_GRACE_MS = 60_000;
 
 export function newSlot(delayMs: number): HostSlot {
   return { delayMs, nextFetchAt: 0, inFlight: '', inFlightSince: 0, failures: 0, releaseSeq: 0 };
+}
+
+/** When the host may be asked next: never while a request is in flight (Infinity), else its timer. */
+export function nextAllowedStart(slot: HostSlot): number {
+  return slot.inFlight ? Infinity : slot.nextFetchAt;
+}
+
+/** When a paused scheduler looks at a host again. */
+export function pausedUntil(now: number): number {
+  return now + PAUSED_RECHECK_MS;
 }
 
 /** The slot with a request released: it is in flight until its outcome is read back. */
@@ -30,6 +45,11 @@ export function released(slot: HostSlot, host: string, now: number): { slot: Hos
   const seq = slot.releaseSeq + 1;
   const fetchId = `${host}#${seq}`;
   return { slot: { ...slot, releaseSeq: seq, inFlight: fetchId, inFlightSince: now }, fetchId };
+}
+
+/** What a released request carries of its host's politeness, for the fetch task that paces it. */
+export function pacingFields(slot: HostSlot): { delay_ms: number } {
+  return { delay_ms: slot.delayMs };
 }
 
 export interface SlotOutcome {
@@ -41,7 +61,7 @@ export interface SlotOutcome {
 }
 
 /** The slot once the fetch in flight finished. `delayMs` is the host's delay as of now (robots may change it). */
-export function finished(slot: HostSlot, r: FetchResult, now: number, delayMs: number, maxAttempts: number): SlotOutcome {
+export function freed(slot: HostSlot, r: FetchResult, now: number, delayMs: number, maxAttempts: number): SlotOutcome {
   // Measured from when the fetch ended (or when we learn of it, if later), never from release.
   const end = Math.max(now, r.started_at + r.elapsed_ms);
   let nextFetchAt = end + delayMs;
@@ -63,4 +83,17 @@ export function finished(slot: HostSlot, r: FetchResult, now: number, delayMs: n
     failures = 0;
   }
   return { slot: { ...slot, delayMs, nextFetchAt, inFlight: '', failures }, throttled, failed };
+}
+
+/**
+ * The slot freed without an outcome to read: the completion could not be handled, or never came. The
+ * request may still have reached the server, so the next one waits a delay from now.
+ */
+export function freedWithoutOutcome(slot: HostSlot, now: number): HostSlot {
+  return { ...slot, inFlight: '', nextFetchAt: now + slot.delayMs };
+}
+
+/** When a request in flight is given up as lost: no fetch outlives twice its timeout plus a grace. */
+export function staleAt(slot: HostSlot, fetchTimeoutMs: number): number {
+  return slot.inFlightSince + fetchTimeoutMs * 2 + STALE_SLOT_GRACE_MS;
 }
