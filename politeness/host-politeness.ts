@@ -3,6 +3,7 @@
 // processor keeps the record in its `hosts` store and asks these functions; they return the record's
 // next state and never touch anything else. This is the one place that adds a delay to the clock.
 import type { FetchResult } from '../schemas/records.js';
+import { backoffMs, type Random } from './backoff.js';
 
 export interface HostSlot {
   /** Least time between the end of one request and the start of the next: max(default delay, Crawl-delay). */
@@ -17,9 +18,6 @@ export interface HostSlot {
   releaseSeq: number;
 }
 
-const MAX_BACKOFF_MS = 5 * 60_000;
-const MIN_BACKOFF_BASE_MS = 250;
-const MAX_RETRY_AFTER_MS = 60 * 60_000;
 const RETRYABLE_ERRORS = new Set(['timeout', 'connect', 'dns', 'protocol', 'body-incomplete']);
 /** While releases are paused (crawlstream scale), a host is looked at again this often. */
 const PAUSED_RECHECK_MS = 200;
@@ -54,31 +52,36 @@ export function pacingFields(slot: HostSlot): { delay_ms: number } {
 
 export interface SlotOutcome {
   slot: HostSlot;
-  /** The server asked us to slow down (429, 503 with Retry-After). */
+  /** The server asked us to slow down (429; 503 with Retry-After). */
   throttled: boolean;
   /** The fetch failed in a way worth trying again (5xx, network). */
   failed: boolean;
 }
 
-/** The slot once the fetch in flight finished. `delayMs` is the host's delay as of now (robots may change it). */
-export function freed(slot: HostSlot, r: FetchResult, now: number, delayMs: number, maxAttempts: number): SlotOutcome {
-  // Measured from when the fetch ended (or when we learn of it, if later), never from release.
-  const end = Math.max(now, r.started_at + r.elapsed_ms);
-  let nextFetchAt = end + delayMs;
-  let failures = slot.failures;
+/** What an outcome says of the host: it asked us to slow down, or it failed in a way worth another try. */
+export function judge(r: FetchResult): { throttled: boolean; failed: boolean } {
   const errorKind = r.error.split(':', 1)[0];
   const throttled = r.status === 429 || (r.status === 503 && r.retry_after_ms > 0);
   // A response that came, even cut short, is not retried: a server that trickles or resets a body
   // would get the same request again and again. No response at all is worth another try.
   const failed = !throttled && (r.status >= 500 || (r.status === 0 && RETRYABLE_ERRORS.has(errorKind)));
-  if (throttled) {
-    nextFetchAt = Math.max(nextFetchAt, now + Math.min(r.retry_after_ms || delayMs, MAX_RETRY_AFTER_MS));
-  } else if (failed) {
-    // The whole host slows down after a failure; growth stops at 2^maxAttempts so a host with many
-    // broken URLs is not starved, and a zero delay still backs off.
+  return { throttled, failed };
+}
+
+/**
+ * The slot once the fetch in flight finished. `delayMs` is the host's delay as of now (robots may change
+ * it). A throttle or a failure slows the whole host down on the one backoff curve (backoff.ts); a
+ * success resets it.
+ */
+export function freed(slot: HostSlot, r: FetchResult, now: number, delayMs: number, maxAttempts: number, random: Random): SlotOutcome {
+  // Measured from when the fetch ended (or when we learn of it, if later), never from release.
+  const end = Math.max(now, r.started_at + r.elapsed_ms);
+  let nextFetchAt = end + delayMs;
+  let failures = slot.failures;
+  const { throttled, failed } = judge(r);
+  if (throttled || failed) {
     failures++;
-    const backoff = Math.max(delayMs, MIN_BACKOFF_BASE_MS) * 2 ** Math.min(failures, maxAttempts);
-    nextFetchAt = Math.max(nextFetchAt, now + Math.min(backoff, MAX_BACKOFF_MS));
+    nextFetchAt = Math.max(nextFetchAt, now + backoffMs(failures, delayMs, r.retry_after_ms, maxAttempts, random));
   } else {
     failures = 0;
   }
@@ -96,4 +99,12 @@ export function freedWithoutOutcome(slot: HostSlot, now: number): HostSlot {
 /** When a request in flight is given up as lost: no fetch outlives twice its timeout plus a grace. */
 export function staleAt(slot: HostSlot, fetchTimeoutMs: number): number {
   return slot.inFlightSince + fetchTimeoutMs * 2 + STALE_SLOT_GRACE_MS;
+}
+
+/**
+ * A slot found in flight when the scheduler starts: its outcome may still come (the fetch task redoes
+ * what it had not committed), so the stale guard counts from now, not from the release before the stop.
+ */
+export function restarted(slot: HostSlot, now: number): HostSlot {
+  return slot.inFlight ? { ...slot, inFlightSince: Math.max(slot.inFlightSince, now) } : slot;
 }

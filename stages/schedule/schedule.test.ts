@@ -176,6 +176,22 @@ describe('schedule', () => {
     await d.close();
   });
 
+  it('should skip a host whose Crawl-delay is any number over the bound, 1e308 included, with a skipped row, and never wedge', async () => {
+    const d = await driver();
+    await d.pipe('deduped', HOST, url('/a'));
+    await d.pipe('deduped', HOST, url('/b'));
+    const [robots] = d.readOutput('scheduled');
+    await d.pipe('fetched', HOST, done(robots.value, d, robotsBody('User-agent: *\nCrawl-delay: 1e308\n')));
+    assert.equal(d.counter('schedule', 'errors.fetched'), 0, 'the completion was handled');
+    assert.deepEqual(d.readOutput('dead-letters'), []);
+    const skipped = d.readOutput('skipped').map((r) => [r.value.url, r.value.reason]);
+    assert.deepEqual(skipped, [[`${ORIGIN}/a`, 'crawl-delay-too-long'], [`${ORIGIN}/b`, 'crawl-delay-too-long']]);
+    assert.equal(d.hasPendingWork('schedule'), false, 'nothing left in flight or ready: the crawl can finish');
+    await d.pipe('deduped', HOST, url('/c'));
+    assert.deepEqual(d.readOutput('skipped').map((r) => r.value.reason), ['crawl-delay-too-long'], 'later URLs are skipped at once');
+    await d.close();
+  });
+
   it('should follow robots.txt redirects, one request at a time with the delay', async () => {
     const d = await driver();
     await d.pipe('deduped', HOST, url('/private/a'));

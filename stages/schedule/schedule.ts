@@ -16,7 +16,7 @@ import { deduped, fetched, scheduled, skipped } from '../../contract/topics.js';
 import { hostsStore, robotsStore, sameOrigin, type HostState } from './host-state.js';
 import { readyQueueStore, waitingQueueStore } from './host-frontier.js';
 import { HostQueues, MAX_STEPS_PER_TURN } from './host-queues.js';
-import { freed, freedWithoutOutcome, newSlot, nextAllowedStart, pacingFields, pausedUntil, released, staleAt } from '../../politeness/host-politeness.js';
+import { freed, freedWithoutOutcome, newSlot, nextAllowedStart, pacingFields, pausedUntil, released, restarted, staleAt } from '../../politeness/host-politeness.js';
 import { newRobotsState, RobotsGate } from '../../politeness/robots-gate.js';
 import { firstInterval } from '../../recrawl/recrawl-policy.js';
 import { priorityOf, sitemapState, urlKey, urlsStore, type UrlKey, type UrlState } from './url-state.js';
@@ -67,7 +67,10 @@ export class Schedule implements Processor<In, Out> {
       this.active.set(host, h);
       this.queues.account(h, +1);
       if (h.slot.inFlight) {
+        // Its outcome may still come, or may have been lost with the process: the stale guard decides.
         this.inFlight++;
+        h.slot = restarted(h.slot, ctx.now());
+        this.arm(h, staleAt(h.slot, this.config.fetchTimeoutMs));
         continue;
       }
       // Due times survive restarts: a host with only future recrawls wakes at the first of them.
@@ -167,13 +170,13 @@ export class Schedule implements Processor<In, Out> {
       if (outcome.text === null) this.robotsTexts().delete(h.host);
       else if (outcome.text) this.robotsTexts().put(h.host, outcome.text);
       // The Crawl-delay just read already applies to the next request.
-      h.slot = freed(h.slot, r, now, this.robots.delayOf(h.robots), this.config.maxAttempts).slot;
+      h.slot = freed(h.slot, r, now, this.robots.delayOf(h.robots), this.config.maxAttempts, Math.random).slot;
       if (outcome.outcome === 'crawl-delay-too-long') {
         this.ctx.log.warn(`${h.host}: robots.txt asks a ${this.robots.refusalDetail(h.robots, outcome.outcome)} (--max-crawl-delay): the host is skipped until robots.txt is read again`);
       }
       if (h.robots.status === 'rules' || h.robots.status === 'allow-all') this.queueSitemaps(h, outcome.sitemaps, now);
     } else {
-      const { slot, throttled, failed } = freed(h.slot, r, now, this.robots.delayOf(h.robots), this.config.maxAttempts);
+      const { slot, throttled, failed } = freed(h.slot, r, now, this.robots.delayOf(h.robots), this.config.maxAttempts, Math.random);
       h.slot = slot;
       if (throttled) this.ctx.metrics.count('throttled');
       this.afterPage(h, r, throttled || failed, now);
@@ -210,14 +213,16 @@ export class Schedule implements Processor<In, Out> {
     if (h.slot.inFlight) return this.checkStale(h, now);
     if (this.s.control.paused) return this.arm(h, pausedUntil(now));
     const allowed = nextAllowedStart(h.slot);
-    if (now < allowed) return this.arm(h, allowed);
+    const robots = this.robots.decide(h.host, h.scheme, h.robots, now);
+    // A host refused (robots.txt unreachable, a Crawl-delay over the bound) gets no request: its URLs
+    // are dropped now, not after its delay, however long that is.
+    if (now < allowed && robots.kind !== 'refuse') return this.arm(h, allowed);
     await this.queues.promoteDue(h, now);
     this.save(h);
     if (h.queue.ready === 0) return this.idle(h);
-    const robots = this.robots.decide(h.host, h.scheme, h.robots, now);
+    if (robots.kind === 'refuse') return this.dropReady(h, robots.reason);
     if (robots.kind === 'wait') return this.arm(h, robots.until);
     if (robots.kind === 'fetch') return this.releaseRobots(h, robots.url, robots.attempt, robots.hops, now);
-    if (robots.kind === 'refuse') return this.dropReady(h, robots.reason);
     for (let step = 0; step < MAX_STEPS_PER_TURN; step++) {
       const next = await this.queues.popReady(h);
       if (!next) break;
