@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { freed, freedWithoutOutcome, newSlot, nextAllowedStart, pausedUntil, released, restarted, staleAt, type HostSlot } from './host-politeness.js';
+import { freed, freedWithoutOutcome, fromSingleRelease, leased, newSlot, nextAllowedStart, pacingFields, pausedUntil, type HostSlot } from './host-politeness.js';
+import { emptyBook, type LeaseBook } from './leases.js';
 import { outcome } from './testing/outcomes.js';
 import type { FetchResult } from '../schemas/records.js';
 
@@ -9,18 +10,34 @@ const URL_A = `http://${HOST}/a`;
 const T = 1_000_000;
 const noJitter = () => 0;
 
-/** A slot with one request released at T. */
+/** A slot with one lease released at T (its book is checked in leases.test.ts). */
 function inFlight(over: Partial<HostSlot> = {}): HostSlot {
-  return released({ ...newSlot(1000), ...over }, HOST, T).slot;
+  return leased({ ...newSlot(1000), ...over }, emptyBook(), HOST, T, [{ hi: 1, lo: 2 }]).slot;
 }
 
-describe('host politeness: one request at a time, the next a delay after the last ended', () => {
-  it('should allow a new host at once and nothing while a request is in flight', () => {
-    assert.equal(nextAllowedStart(newSlot(1000)), 0);
-    const slot = inFlight();
-    assert.equal(slot.inFlight, `${HOST}#1`);
-    assert.equal(nextAllowedStart(slot), Infinity);
-    assert.equal(released(slot, HOST, T).fetchId, `${HOST}#2`, 'every release has its own id');
+describe('host politeness: one lease at a time, the next a delay after the last request ended', () => {
+  it('should allow a new host at once and no new lease while one is out', () => {
+    const none = emptyBook();
+    assert.equal(nextAllowedStart(newSlot(1000), none), 0);
+    const { slot, book, lease } = leased(newSlot(1000), none, HOST, T, [{ hi: 1, lo: 2 }, { hi: 3, lo: 4 }]);
+    assert.equal(lease.id, `${HOST}#1`);
+    assert.deepEqual([lease.count, lease.size, lease.kind], [2, 2, 'urls']);
+    assert.equal(nextAllowedStart(slot, book), Infinity);
+    assert.equal(leased(slot, book, HOST, T, 'robots').lease.id, `${HOST}#2`, 'every lease has its own id');
+    assert.equal(leased(slot, book, HOST, T, 'robots').lease.count, 1, 'robots.txt is a lease of one');
+  });
+
+  it('should keep the delay a request carries within an Avro int', () => {
+    assert.deepEqual(pacingFields({ ...newSlot(1000), delayMs: 2 ** 53 }), { delay_ms: 2 ** 31 - 1 });
+  });
+
+  it('should turn a request in flight stored before leases into a lease of one', () => {
+    const old: HostSlot = { ...newSlot(1000), inFlight: `${HOST}#7`, inFlightSince: T, releaseSeq: 7 };
+    const { slot, book } = fromSingleRelease(old, emptyBook());
+    assert.equal(slot.inFlight, '');
+    assert.deepEqual(book.open.map((l) => [l.id, l.count, l.releasedAt]), [[`${HOST}#7`, 1, T]]);
+    const none: LeaseBook = emptyBook();
+    assert.deepEqual(fromSingleRelease(newSlot(1000), none), { slot: newSlot(1000), book: none });
   });
 
   const cases: { name: string; r: Partial<FetchResult>; endedAt?: number; now?: number; delay?: number; failures?: number;
@@ -46,25 +63,24 @@ describe('host politeness: one request at a time, the next a delay after the las
       const now = c.now ?? endedAt;
       const got = freed(inFlight({ failures: c.failures ?? 0 }), outcome(URL_A, endedAt, c.r), now, c.delay ?? 1000, 3, noJitter);
       assert.equal(got.slot.nextFetchAt, c.next);
-      assert.equal(got.slot.inFlight, '');
-      assert.equal(nextAllowedStart(got.slot), c.next);
+      assert.equal(nextAllowedStart(got.slot, emptyBook()), c.next);
       if (c.throttled !== undefined) assert.equal(got.throttled, c.throttled);
       if (c.failed !== undefined) assert.equal(got.failed, c.failed);
       if (c.failuresAfter !== undefined) assert.equal(got.slot.failures, c.failuresAfter);
     });
   }
 
-  it('should free a slot whose outcome cannot be read a delay from now', () => {
-    const slot = freedWithoutOutcome(inFlight(), T + 500);
-    assert.equal(slot.inFlight, '');
-    assert.equal(nextAllowedStart(slot), T + 1500);
+  it('should keep a backoff an earlier report of the lease set when a later one succeeds', () => {
+    const backedOff = freed(inFlight(), outcome(URL_A, T + 100, { status: 503 }), T + 100, 1000, 3, noJitter).slot;
+    const after = freed(backedOff, outcome(URL_A, T + 200), T + 200, 1000, 3, noJitter).slot;
+    assert.equal(after.nextFetchAt, T + 100 + 2000);
   });
 
-  it('should give a request up as lost only after twice the fetch timeout and a grace, counted again after a restart', () => {
-    assert.equal(staleAt(inFlight(), 30_000), T + 60_000 + 60_000);
-    const after = restarted(inFlight(), T + 10 * 60_000);
-    assert.equal(staleAt(after, 30_000), T + 10 * 60_000 + 120_000);
-    assert.deepEqual(restarted(newSlot(1000), T), newSlot(1000), 'a free slot is left alone');
+  it('should free a slot whose outcome cannot be read (a URL given back, a lost lease) a delay from now', () => {
+    const slot = freedWithoutOutcome(inFlight(), T + 500);
+    assert.equal(nextAllowedStart(slot, emptyBook()), T + 1500);
+    const later = freedWithoutOutcome({ ...slot, nextFetchAt: T + 9000 }, T + 600);
+    assert.equal(later.nextFetchAt, T + 9000, 'a backoff already set stands');
   });
 
   it('should look at a paused host again 200 ms later', () => {

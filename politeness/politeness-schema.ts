@@ -10,3 +10,18 @@ export const robotsStateSchema = record('RobotsState', [
   ['status', 'string'], ['url', 'string'], ['hops', 'int'], ['attempts', 'int'], ['fetchedAt', 'long'], ['expiresAt', 'long'],
   ['retryAt', 'long'], ['gaveUpUntil', 'long'], ['crawlDelayMs', 'long'],
 ]);
+
+/** The host's lease book (leases.ts); appended to the host's record after the fields above. */
+export const leaseBookSchema = {
+  type: 'record', name: 'LeaseBook',
+  fields: [
+    { name: 'open', type: { type: 'array', items: { type: 'record', name: 'Lease', fields: [
+      { name: 'id', type: 'string' }, { name: 'epoch', type: 'int' }, { name: 'releasedAt', type: 'long' }, { name: 'queued', type: 'boolean' },
+      { name: 'kind', type: 'string' }, { name: 'owed', type: { type: 'array', items: { type: 'record', name: 'UrlRef', fields: [{ name: 'hi', type: 'long' }, { name: 'lo', type: 'long' }] } } },
+      { name: 'count', type: 'int' }, { name: 'size', type: 'int' },
+    ] } } },
+    { name: 'address', type: 'string' }, { name: 'epoch', type: 'int' }, { name: 'progressAt', type: 'long' },
+  ],
+};
+
+export const EMPTY_LEASE_BOOK = { open: [], address: '', epoch: 0, progressAt: 0 };

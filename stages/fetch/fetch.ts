@@ -1,13 +1,16 @@
-// fetch: scheduled → fetched. Performs the HTTP request for each released fetch, many hosts at once
-// and one at a time per host, and records the outcome with its bounded, compressed body.
+// fetch: resolved → fetched (or unfetched). Performs the HTTP request of each leased URL, many hosts at
+// once and one at a time per host, each its host's delay after the one before it ended (the fetch task
+// paces a lease itself: no broker round trip per request), and records the outcome with its bounded,
+// compressed body. A lease cut short by a failure, or released before this task started, is given
+// back unsent (`unfetched`), and the schedule queues its URLs again.
 import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../../engine/api.js';
 import { createHash } from 'node:crypto';
 import type { FetchRequest, FetchResult } from '../../schemas/records.js';
 import type { CrawlConfig } from '../../contract/config.js';
-import { discoveredUrls, fetched, resolved } from '../../contract/topics.js';
+import { discoveredUrls, fetched, resolved, unfetched } from '../../contract/topics.js';
 import { AddressGate } from '../../politeness/address-gate.js';
 import { HostTurns } from '../../politeness/host-turns.js';
-import { pacingOf } from '../../politeness/request-pacing.js';
+import { LeaseCuts, pacingOf, releasedBeforeStart } from '../../politeness/request-pacing.js';
 import type { FetchOutcome } from '../../fetching/http-fetcher.js';
 import type { RenderResult } from '../../rendering/render-page.js';
 import { hasChanged, recrawlAfter } from '../../recrawl/recrawl-policy.js';
@@ -21,7 +24,7 @@ import { truncationReason } from '../../warc/capture.js';
 import type { CrawlObserver, FetchDone } from '../../contract/services.js';
 
 const inputs = [resolved] as const;
-const outputs = [fetched, discoveredUrls] as const;
+const outputs = [fetched, discoveredUrls, unfetched] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
@@ -44,6 +47,7 @@ class Fetch implements Processor<In, Out> {
   private readonly renderer: Renderer | undefined;
 
   private readonly gate: AddressGate;
+  private readonly cuts = new LeaseCuts();
   /** robots.txt as this task last fetched it, per host: rendering browsers' requests obey it. */
   private readonly robots = new Map<string, RobotsPolicy>();
 
@@ -61,18 +65,20 @@ class Fetch implements Processor<In, Out> {
 
   async process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
     const request = record.value;
+    if (releasedBeforeStart(request, record.timestamp, this.startedAt)) return this.giveBack(ctx, request, 'restart', 'released before this fetch task started');
     // Every request takes its host's turn (HostTurns), so requests to a host never leave closer than
-    // its delay, whichever task instance sends them; one released before this task started waits a
-    // delay from our start too (the restart guard).
-    const pacing = pacingOf(request, record.timestamp, this.startedAt);
+    // its delay, whichever task instance sends them. Nothing may be awaited before the turn is asked
+    // for: turns are granted in the order they are asked, which is the lease's order.
+    const pacing = pacingOf(request);
     const abort = new AbortController();
     this.inFlight.add(abort);
     let release: (() => void) | undefined;
     let turnEnded: (() => void) | undefined;
     try {
       turnEnded = await this.turns.turn(request.host, pacing);
-      // Abandoned while waiting its turn: the task's new owner sends it, in its own turn.
+      // Abandoned while waiting its turn: the task's new owner gives it back.
       if (abort.signal.aborted) return;
+      if (this.cuts.isCut(request)) return this.giveBack(ctx, request, 'lease-cut', 'an earlier request of the host failed or was throttled');
       // One server may carry many host names: at most --max-in-flight-per-ip requests to it at once.
       release = await this.gate.acquire(request.address || record.key, abort.signal).catch(() => undefined);
       if (!release) return; // abandoned while waiting: the task's new owner fetches it
@@ -114,6 +120,15 @@ class Fetch implements Processor<In, Out> {
       turnEnded?.();
       this.inFlight.delete(abort);
     }
+  }
+
+  /** A leased URL handed back without a request: the schedule queues it again. */
+  private giveBack(ctx: ProcessorContext<Out>, request: FetchRequest, reason: 'restart' | 'lease-cut', detail: string): void {
+    ctx.metrics.count(`given-back.${reason}`);
+    ctx.forward('unfetched', request.host, {
+      fetch_id: request.fetch_id, lease_id: request.lease_id || request.fetch_id, lease_epoch: request.lease_epoch, url: request.url,
+      host: request.host, reason, detail, returned_at: ctx.now(),
+    });
   }
 
   /** Every request that left, abandoned ones too: the server may have seen it. */
@@ -180,7 +195,11 @@ class Fetch implements Processor<In, Out> {
       truncation: outcome.status > 0 ? truncation : '',
       previous_sha1: request.previous_sha1,
       previous_captured_at: request.previous_captured_at,
+      lease_id: request.lease_id,
+      lease_epoch: request.lease_epoch,
+      address: request.address,
     };
+    this.cuts.ended(request, result);
     ctx.metrics.count(request.kind === 'robots' ? 'robots-requests' : request.kind === 'sitemap' ? 'sitemap-requests' : 'requests');
     if (outcome.error) ctx.metrics.count(`errors.${outcome.errorKind || 'other'}`);
     if (outcome.status === 304) ctx.metrics.count('not-modified');
@@ -209,6 +228,6 @@ export const fetchProcessor = defineProcessor({
   stores: [],
   // Keyed by server address: many requests of one key run at once, up to the address gate's limit.
   concurrency: { maxInFlight: 128, perKeyOrder: false },
-  delivery: 'At least once at the server: after a crash, requests that were in flight are sent again (after one host delay); the outcome is recorded once.',
+  delivery: 'At least once at the server: after a crash, requests that were in flight are given back and sent again (a host delay after the schedule learns of it); the outcome is recorded once.',
   create: (s: FetchServices) => new Fetch(s),
 });

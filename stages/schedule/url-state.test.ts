@@ -7,7 +7,7 @@ const state: UrlState = {
   url: 'http://a.test/p', depth: 1, via: 'link', source_url: 'http://a.test/', redirect_hops: 0, discovered_at: 1_700_000_000_000,
   inlinks: 3, priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 0, phase: 'waiting', queue_seq: 7, queue_rank: 12,
   attempt: 1, etag: '"v1"', last_modified: '', sha1: 'a'.repeat(40), interval_ms: 60_000, next_due_at: 1_700_000_060_000,
-  fetches: 2, changes: 1, gone: 0, captured_at: 1_700_000_000_500,
+  fetches: 2, changes: 1, gone: 0, captured_at: 1_700_000_000_500, lost: 1,
 };
 
 describe('the urls store values', () => {
@@ -16,17 +16,26 @@ describe('the urls store values', () => {
     assert.deepEqual({ ...codec.decode(codec.encode(state)) }, state);
   });
 
-  it('should read a state written before captured_at existed, with captured_at 0', () => {
-    // The layout of data directories and changelogs written before the field was appended.
-    const { captured_at: _, ...older } = state;
+  /** The layout of data directories and changelogs written before the fields were appended. */
+  function writerOf(older: object): avro.Type {
     const fields = Object.keys(older).map((name) => {
       const v = (older as Record<string, unknown>)[name];
       const type = typeof v === 'string' ? 'string' : name === 'priority_hint' ? 'double'
-        : ['discovered_at', 'lastmod', 'queue_seq', 'queue_rank', 'interval_ms', 'next_due_at'].includes(name) ? 'long' : 'int';
+        : ['discovered_at', 'lastmod', 'queue_seq', 'queue_rank', 'interval_ms', 'next_due_at', 'captured_at'].includes(name) ? 'long' : 'int';
       return { name, type };
     });
-    const writer = avro.Type.forSchema({ type: 'record', name: 'UrlState', namespace: 'crawlstream.store', fields } as avro.Schema);
-    const read = urlsStore.values.decode(writer.toBuffer(older));
-    assert.deepEqual({ ...read }, { ...older, captured_at: 0 });
+    return avro.Type.forSchema({ type: 'record', name: 'UrlState', namespace: 'crawlstream.store', fields } as avro.Schema);
+  }
+
+  it('should read a state written before captured_at existed, with captured_at 0', () => {
+    const { captured_at: _, lost: _l, ...older } = state;
+    const read = urlsStore.values.decode(writerOf(older).toBuffer(older));
+    assert.deepEqual({ ...read }, { ...older, captured_at: 0, lost: 0 });
+  });
+
+  it('should read a state written before lost existed, with lost 0', () => {
+    const { lost: _, ...older } = state;
+    const read = urlsStore.values.decode(writerOf(older).toBuffer(older));
+    assert.deepEqual({ ...read }, { ...older, lost: 0 });
   });
 });

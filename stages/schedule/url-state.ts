@@ -39,6 +39,8 @@ export interface UrlState {
   gone: number;
   /** When the body whose digest is `sha1` was fetched (a 304's WARC revisit refers to it); 0 when unknown. */
   captured_at: number;
+  /** Times a lease holding it was given up as lost (no report came): released again once, then skipped. */
+  lost: number;
 }
 
 export interface UrlKey {
@@ -62,25 +64,31 @@ const FIELDS = [
   { name: 'changes', type: 'int' }, { name: 'gone', type: 'int' },
 ];
 /** Fields appended since the first layout, each with a default: values stored before them still read. */
-const ADDED = [{ name: 'captured_at', type: 'long', default: 0 }];
+const ADDED = [{ name: 'captured_at', type: 'long', default: 0 }, { name: 'lost', type: 'int', default: 0 }];
 
 /**
  * Store values carry no schema id, so a value written before a field was appended is shorter than
  * the current layout: it fails to decode as such (truncated), and is then read with the older
- * layout and the added fields' defaults (Avro schema resolution).
+ * layouts in turn, newest first, and the added fields' defaults (Avro schema resolution).
  */
 function urlStateValues(): ValueCodec<UrlState> {
   const schema = (fields: object[]) => ({ type: 'record', name: 'UrlState', namespace: 'crawlstream.store', fields }) as avro.Schema;
   const current = avro.Type.forSchema(schema([...FIELDS, ...ADDED]));
-  const first = avro.Type.forSchema(schema(FIELDS));
-  const fromFirst = current.createResolver(first);
+  const older = ADDED.map((_, n) => current.createResolver(avro.Type.forSchema(schema([...FIELDS, ...ADDED.slice(0, ADDED.length - 1 - n)]))));
   return {
     encode: (v) => current.toBuffer(v),
     decode: (b) => {
       try {
         return current.fromBuffer(b) as UrlState;
-      } catch {
-        return current.fromBuffer(b, fromFirst) as UrlState;
+      } catch (err) {
+        for (const resolver of older) {
+          try {
+            return current.fromBuffer(b, resolver) as UrlState;
+          } catch {
+            // an older layout still
+          }
+        }
+        throw err;
       }
     },
   };
@@ -130,6 +138,6 @@ export function sitemapState(url: string, robotsUrl: string, now: number, known:
     url, depth: 0, via: 'sitemap', source_url: robotsUrl, redirect_hops: 0, discovered_at: now, inlinks: 1,
     priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 1, phase: 'ready', queue_seq: 0, queue_rank: 0, attempt: 1,
     etag: '', last_modified: '', sha1: known?.sha1 ?? '', captured_at: known?.captured_at ?? 0, interval_ms: 0, next_due_at: 0,
-    fetches: known?.fetches ?? 0, changes: 0, gone: 0,
+    fetches: known?.fetches ?? 0, changes: 0, gone: 0, lost: 0,
   };
 }

@@ -1,0 +1,79 @@
+// Where a leased URL goes once it reported: a fetched page to its retry, its recrawl or nowhere; a URL
+// given back unfetched to the queue again (its budget unspent); a URL whose lease was lost to the
+// queue once more, then to a `skipped` row.
+import type { Logger, Metrics } from '../../engine/api.js';
+import type { FetchResult } from '../../schemas/records.js';
+import type { CrawlConfig } from '../../contract/config.js';
+import type { CrawlBudget } from '../../contract/crawl-budget.js';
+import type { UrlRef } from '../../politeness/leases.js';
+import type { HostState } from './host-state.js';
+import type { HostQueues } from './host-queues.js';
+import { countsAgainstBudget } from './lease-release.js';
+import { urlKey, type UrlState } from './url-state.js';
+
+export interface ReportParts {
+  config: CrawlConfig;
+  queues: HostQueues;
+  budget?: CrawlBudget;
+  ctx: { metrics: Metrics; log: Logger };
+  skip(h: HostState, url: string, reason: string, depth: number, detail?: string): void;
+}
+
+/** Where a fetched URL goes next: a retry, its recrawl, or nowhere. */
+export function afterPage(p: ReportParts, h: HostState, r: FetchResult, retryable: boolean): void {
+  const key = urlKey(h.host, r.url);
+  const u = p.queues.urls.get(key);
+  p.ctx.metrics.count('fetched');
+  if (!u) return;
+  if (retryable && u.attempt < p.config.maxAttempts) {
+    p.ctx.metrics.count('retries');
+    return p.queues.enqueueReady(h, key, { ...u, attempt: u.attempt + 1 }, u.fetches > 0);
+  }
+  if (retryable) p.ctx.metrics.count('gave-up');
+  const ok = r.status >= 200 && r.status < 300;
+  const next: UrlState = {
+    ...u, attempt: 1, fetches: u.fetches + 1, changes: u.changes + (r.changed ? 1 : 0), lost: 0,
+    gone: r.status === 404 || r.status === 410 ? u.gone + 1 : 0, captured_at: ok ? r.started_at : u.captured_at,
+    etag: ok ? r.etag : u.etag, last_modified: ok ? r.last_modified : u.last_modified, sha1: ok ? r.body_sha1 : u.sha1,
+    interval_ms: r.recrawl_interval_ms || u.interval_ms, next_due_at: r.next_due_at,
+  };
+  if (r.status === 304) p.ctx.metrics.count('not-modified');
+  if (r.next_due_at > 0) return p.queues.enqueueWaiting(h, key, next);
+  p.queues.stop(key, next);
+}
+
+/** A leased URL that was not fetched goes back to the ready queue, its page budget given back. */
+export function requeue(p: ReportParts, h: HostState, url: string, change: (u: UrlState) => UrlState = (u) => u): void {
+  const key = urlKey(h.host, url);
+  const u = p.queues.urls.get(key);
+  if (!u || u.phase !== 'in-flight') return;
+  unspend(p, h, u);
+  p.queues.enqueueReady(h, key, change(u), u.fetches > 0, true);
+}
+
+/**
+ * The URLs a lost lease still owed (no report came within the guard): each is released again once,
+ * with a warning; one lost a second time is dropped with a `skipped` row.
+ */
+export function giveUpLost(p: ReportParts, h: HostState, owed: UrlRef[]): void {
+  for (const ref of owed) {
+    const key = { host: h.host, ...ref };
+    const u = p.queues.urls.get(key);
+    if (!u || u.phase !== 'in-flight') continue;
+    if (u.lost === 0) {
+      p.ctx.metrics.count('lease-lost.released-again');
+      unspend(p, h, u);
+      p.queues.enqueueReady(h, key, { ...u, lost: 1 }, u.fetches > 0, true);
+    } else {
+      p.ctx.metrics.count('lease-lost.dropped');
+      p.queues.stop(key, { ...u, lost: u.lost + 1 });
+      p.skip(h, u.url, 'lease-lost', u.depth, 'its lease was lost twice: no fetch task reported it');
+    }
+  }
+}
+
+function unspend(p: ReportParts, h: HostState, u: UrlState): void {
+  if (!countsAgainstBudget(u, u.fetches > 0)) return;
+  h.queue.released = Math.max(0, h.queue.released - 1);
+  p.budget?.giveBack();
+}
