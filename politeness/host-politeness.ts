@@ -72,7 +72,7 @@ export function retryableError(kind: string): boolean {
 }
 
 /** What an outcome says of the host: it asked us to slow down, or it failed in a way worth another try. */
-export function judge(r: FetchResult): { throttled: boolean; failed: boolean } {
+export function judge(r: Pick<FetchResult, 'status' | 'retry_after_ms' | 'error'>): { throttled: boolean; failed: boolean } {
   const errorKind = r.error.split(':', 1)[0];
   const throttled = r.status === 429 || (r.status === 503 && r.retry_after_ms > 0);
   // A response that came, even cut short, is not retried: a server that trickles or resets a body

@@ -52,7 +52,7 @@ export class LeaseCuts {
   }
 
   /** A request of the host ended with this outcome. */
-  ended(request: FetchRequest, result: FetchResult): void {
+  ended(request: FetchRequest, result: Pick<FetchResult, 'status' | 'retry_after_ms' | 'error'>): void {
     if (!request.lease_id) return;
     const { throttled, failed } = judge(result);
     if (!throttled && !failed) return;

@@ -74,6 +74,14 @@ class Fetch implements Processor<In, Out> {
     this.inFlight.add(abort);
     let release: (() => void) | undefined;
     let turnEnded: (() => void) | undefined;
+    // The request is over (its answer read, its page rendered): the host's next request may follow a
+    // delay from now, once a failure has cut the rest of its generation short. Recording it comes after.
+    const requestEnded = (o?: FetchOutcome) => {
+      if (o) this.cuts.ended(request, { status: o.status, retry_after_ms: o.retryAfterMs, error: o.error });
+      release?.();
+      turnEnded?.();
+      release = turnEnded = undefined;
+    };
     try {
       turnEnded = await this.turns.turn(request.host, pacing);
       // Abandoned while waiting its turn: the task's new owner gives it back.
@@ -87,6 +95,7 @@ class Fetch implements Processor<In, Out> {
         const { outcome, summary, found, urls, kept, cut } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now, this.config.maxBodyBytes);
         this.observe(request.kind, outcome);
         if (abort.signal.aborted) return; // abandoned: the task's new owner fetches it again
+        requestEnded(outcome);
         // Only a successful answer is read as a sitemap: a 404 page is no sitemap, not a broken one.
         const problem = outcome.status >= 200 && outcome.status < 300 ? sitemapProblem(summary) : '';
         if (problem) ctx.log.warn(`${request.url}: ${problem}`);
@@ -110,14 +119,14 @@ class Fetch implements Processor<In, Out> {
           robots: this.robots, signal: abort.signal, now: ctx.now, onFetched: (kind, o) => this.observe(kind, o) }, request, outcome)
         : undefined;
       if (abort.signal.aborted) return;
+      requestEnded(outcome);
       if (rendered) {
         ctx.metrics.count(rendered.error ? 'render-errors' : 'rendered');
         ctx.metrics.count('requests.subresource', rendered.subrequests.filter((s) => s.outcome.startsWith('fetched')).length);
       }
       return await this.record(ctx, request, outcome, headers, sha1, 0, outcome.incomplete ? truncationReason(outcome.errorKind) : '', rendered);
     } finally {
-      release?.();
-      turnEnded?.();
+      requestEnded();
       this.inFlight.delete(abort);
     }
   }
@@ -199,7 +208,6 @@ class Fetch implements Processor<In, Out> {
       lease_epoch: request.lease_epoch,
       address: request.address,
     };
-    this.cuts.ended(request, result);
     ctx.metrics.count(request.kind === 'robots' ? 'robots-requests' : request.kind === 'sitemap' ? 'sitemap-requests' : 'requests');
     if (outcome.error) ctx.metrics.count(`errors.${outcome.errorKind || 'other'}`);
     if (outcome.status === 304) ctx.metrics.count('not-modified');

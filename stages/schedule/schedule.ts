@@ -16,19 +16,19 @@ import {
 import type { CanonicalUrl, FetchResult, UnfetchedUrl } from '../../schemas/records.js';
 import type { CrawlConfig } from '../../contract/config.js';
 import { deduped, fetched, scheduled, skipped, unfetched } from '../../contract/topics.js';
-import { hostsStore, robotsStore, sameOrigin, type HostState } from './host-state.js';
+import { hostsStore, robotsStore, type HostState } from './host-state.js';
 import { readyQueueStore, waitingQueueStore } from './host-frontier.js';
 import { HostQueues, MAX_STEPS_PER_TURN } from './host-queues.js';
 import { freed, freedWithoutOutcome, judge, leased, newSlot, nextAllowedStart, pausedUntil } from '../../politeness/host-politeness.js';
 import { emptyBook, LoopEstimate, lostAt, mayQueueBehind, owedCount, reported, restarted } from '../../politeness/leases.js';
 import { newRobotsState, RobotsGate } from '../../politeness/robots-gate.js';
 import { firstInterval } from '../../recrawl/recrawl-policy.js';
-import { sitemapState, urlKey, urlsStore, type UrlKey, type UrlState } from './url-state.js';
+import { urlKey, urlsStore, type UrlKey, type UrlState } from './url-state.js';
 import { TimerHeap } from './timer-heap.js';
 import type { CrawlBudget } from '../../contract/crawl-budget.js';
 import { canonicalEntries } from '../../contract/url-batch.js';
 import { leaseRequest, robotsRequest, takeUrls } from './lease-release.js';
-import { afterPage, giveUpLost, requeue } from './url-reports.js';
+import { afterPage, giveUpLost, queueSitemaps, requeue } from './url-reports.js';
 
 const inputs = [fetched, deduped, unfetched] as const;
 const outputs = [scheduled, skipped] as const;
@@ -42,8 +42,6 @@ export interface ScheduleServices {
   /** Kafka pauses releases while the partition count grows (crawlstream scale). */
   control: RuntimeControl;
 }
-
-const MAX_SITEMAPS_PER_HOST = 16;
 
 export class Schedule implements Processor<In, Out> {
   readonly config: CrawlConfig;
@@ -184,7 +182,7 @@ export class Schedule implements Processor<In, Out> {
       if (outcome.outcome === 'crawl-delay-too-long') {
         this.ctx.log.warn(`${h.host}: robots.txt asks a ${this.robots.refusalDetail(h.robots, outcome.outcome)} (--max-crawl-delay): the host is skipped until robots.txt is read again`);
       }
-      if (h.robots.status === 'rules' || h.robots.status === 'allow-all') this.queueSitemaps(h, outcome.sitemaps, now);
+      if (h.robots.status === 'rules' || h.robots.status === 'allow-all') queueSitemaps(this, h, outcome.sitemaps, now);
     } else {
       const { slot, throttled, failed } = freed(h.slot, r, now, this.robots.delayOf(h.robots), this.config.maxAttempts, Math.random);
       h.slot = slot;
@@ -300,21 +298,6 @@ export class Schedule implements Processor<In, Out> {
     h.leases = { ...emptyBook(), epoch: h.leases.epoch, progressAt: now };
     h.slot = freedWithoutOutcome(h.slot, now);
     this.save(h);
-  }
-
-  private queueSitemaps(h: HostState, named: string[], now: number): void {
-    if (!this.config.sitemaps || h.queue.sitemapsAt >= h.robots.fetchedAt) return;
-    h.queue.sitemapsAt = now;
-    const own = named.filter((s) => sameOrigin(s, h));
-    if (named.length > own.length) this.ctx.metrics.count('sitemaps.other-host', named.length - own.length);
-    // sitemaps.org: without a Sitemap line, /sitemap.xml is where a site's sitemap usually is.
-    const urls = named.length ? own.slice(0, MAX_SITEMAPS_PER_HOST) : [`${h.scheme}://${h.host}/sitemap.xml`];
-    for (const url of urls) {
-      const key = urlKey(h.host, url);
-      const u = this.urls.get(key);
-      if (u && u.phase !== 'stopped') continue;
-      this.queues.enqueueReady(h, key, sitemapState(url, `${h.scheme}://${h.host}/robots.txt`, now, u), false);
-    }
   }
 
   /** The host may crawl nothing now: its ready URLs are dropped, each recorded. */

@@ -1,15 +1,17 @@
 // Where a leased URL goes once it reported: a fetched page to its retry, its recrawl or nowhere; a URL
 // given back unfetched to the queue again (its budget unspent); a URL whose lease was lost to the
-// queue once more, then to a `skipped` row.
+// queue once more, then to a `skipped` row. And the sitemaps a robots.txt just read names.
 import type { Logger, Metrics } from '../../engine/api.js';
 import type { FetchResult } from '../../schemas/records.js';
 import type { CrawlConfig } from '../../contract/config.js';
 import type { CrawlBudget } from '../../contract/crawl-budget.js';
 import type { UrlRef } from '../../politeness/leases.js';
-import type { HostState } from './host-state.js';
+import { sameOrigin, type HostState } from './host-state.js';
 import type { HostQueues } from './host-queues.js';
 import { countsAgainstBudget } from './lease-release.js';
-import { urlKey, type UrlState } from './url-state.js';
+import { sitemapState, urlKey, type UrlState } from './url-state.js';
+
+const MAX_SITEMAPS_PER_HOST = 16;
 
 export interface ReportParts {
   config: CrawlConfig;
@@ -76,4 +78,20 @@ function unspend(p: ReportParts, h: HostState, u: UrlState): void {
   if (!countsAgainstBudget(u, u.fetches > 0)) return;
   h.queue.released = Math.max(0, h.queue.released - 1);
   p.budget?.giveBack();
+}
+
+/** The sitemaps robots.txt names (same origin, at most 16), or /sitemap.xml, queued once per robots.txt read. */
+export function queueSitemaps(p: ReportParts, h: HostState, named: string[], now: number): void {
+  if (!p.config.sitemaps || h.queue.sitemapsAt >= h.robots.fetchedAt) return;
+  h.queue.sitemapsAt = now;
+  const own = named.filter((s) => sameOrigin(s, h));
+  if (named.length > own.length) p.ctx.metrics.count('sitemaps.other-host', named.length - own.length);
+  // sitemaps.org: without a Sitemap line, /sitemap.xml is where a site's sitemap usually is.
+  const urls = named.length ? own.slice(0, MAX_SITEMAPS_PER_HOST) : [`${h.scheme}://${h.host}/sitemap.xml`];
+  for (const url of urls) {
+    const key = urlKey(h.host, url);
+    const u = p.queues.urls.get(key);
+    if (u && u.phase !== 'stopped') continue;
+    p.queues.enqueueReady(h, key, sitemapState(url, `${h.scheme}://${h.host}/robots.txt`, now, u), false);
+  }
 }
