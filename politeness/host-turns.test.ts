@@ -35,4 +35,21 @@ describe('HostTurns', () => {
     await sleep(delay + 20);
     assert.equal(turns.hosts, 0, 'nothing kept once every host is past its delay');
   });
+
+  it('should let a turn that sent nothing pass without a delay, never shortening the one before it', async () => {
+    const delay = 100;
+    const turns = new HostTurns();
+    const first = await turns.turn('c.test', { delayMs: delay, notBefore: 0 });
+    const firstEnded = Date.now();
+    const skipped = turns.turn('c.test', { delayMs: delay, notBefore: 0 });
+    const next = turns.turn('c.test', { delayMs: delay, notBefore: 0 });
+    first();
+    (await skipped)(false);
+    const skippedAt = Date.now();
+    await next;
+    const nextAt = Date.now();
+    assert.ok(skippedAt - firstEnded >= delay - 2, 'the skipped turn still waited the delay after a request');
+    assert.ok(nextAt - firstEnded >= delay - 2, 'so the next one is a delay after the last request');
+    assert.ok(nextAt - skippedAt < delay / 2, `and not a second delay after the turn that sent nothing (${nextAt - skippedAt} ms)`);
+  });
 });

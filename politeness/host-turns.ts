@@ -18,12 +18,13 @@ export class HostTurns {
   /**
    * Waits for the host's turn, and at least until `pacing.notBefore` (epoch ms); call the returned
    * function once the request has ended, whatever its outcome, so that the host's next request may
-   * follow `pacing.delayMs` later.
+   * follow `pacing.delayMs` later; with `false` when no request was sent after all (a URL given back),
+   * so that the next one need not wait a delay for it.
    */
-  async turn(host: string, pacing: Pacing): Promise<() => void> {
+  async turn(host: string, pacing: Pacing): Promise<(sent?: boolean) => void> {
     const previous = this.turns.get(host);
-    let ended!: () => void;
-    const mine = new Promise<void>((r) => (ended = r)).then(() => sleep(pacing.delayMs));
+    let ended!: (sent?: boolean) => void;
+    const mine = new Promise<boolean>((r) => (ended = (sent = true) => r(sent))).then((sent) => (sent ? sleep(pacing.delayMs) : undefined));
     this.turns.set(host, mine);
     // Bounded: an entry lives only until its host's last request is a delay behind us.
     void mine.then(() => {

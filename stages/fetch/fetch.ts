@@ -73,7 +73,7 @@ class Fetch implements Processor<In, Out> {
     const abort = new AbortController();
     this.inFlight.add(abort);
     let release: (() => void) | undefined;
-    let turnEnded: (() => void) | undefined;
+    let turnEnded: ((sent?: boolean) => void) | undefined;
     // The request is over (its answer read, its page rendered): the host's next request may follow a
     // delay from now, once a failure has cut the rest of its generation short. Recording it comes after.
     const requestEnded = (o?: FetchOutcome) => {
@@ -86,7 +86,11 @@ class Fetch implements Processor<In, Out> {
       turnEnded = await this.turns.turn(request.host, pacing);
       // Abandoned while waiting its turn: the task's new owner gives it back.
       if (abort.signal.aborted) return;
-      if (this.cuts.isCut(request)) return this.giveBack(ctx, request, 'lease-cut', 'an earlier request of the host failed or was throttled');
+      if (this.cuts.isCut(request)) {
+        turnEnded(false); // nothing was sent: the host's next request need not wait a delay for it
+        turnEnded = undefined;
+        return this.giveBack(ctx, request, 'lease-cut', 'an earlier request of the host failed or was throttled');
+      }
       // One server may carry many host names: at most --max-in-flight-per-ip requests to it at once.
       release = await this.gate.acquire(request.address || record.key, abort.signal).catch(() => undefined);
       if (!release) return; // abandoned while waiting: the task's new owner fetches it
