@@ -135,6 +135,7 @@ export function mayQueueBehind(book: LeaseBook, failures: number): boolean {
 export class LoopEstimate {
   loopMs: number;
   fetchMs: number;
+  private measured = false;
 
   /** Until a loop is measured, leases hold one URL: a host's first requests keep the finest priority order. */
   constructor(loopMs = 0, fetchMs = 10) {
@@ -148,13 +149,22 @@ export class LoopEstimate {
     this.fetchMs += (elapsed - this.fetchMs) * 0.1;
     if (lease.queued || r.fetch_id !== lease.id) return;
     const loop = now - lease.releasedAt - elapsed;
-    if (Number.isFinite(loop)) this.loopMs += (Math.min(Math.max(loop, 1), 60_000) - this.loopMs) * 0.2;
+    if (!Number.isFinite(loop)) return;
+    const sample = Math.min(Math.max(loop, 1), 60_000);
+    this.loopMs = this.measured ? this.loopMs + (sample - this.loopMs) * 0.2 : sample;
+    this.measured = true;
   }
 
-  /** URLs for the next lease of a host with this delay: a round trip of its pacing, 1 to MAX_LEASE. */
+  /**
+   * URLs for the next lease of a host with this delay: a round trip of its pacing, 1 to MAX_LEASE, and
+   * one more to cover the next lease's way to the fetch task while it queues behind. A host whose delay
+   * dwarfs the loop gets leases of one: the hop it idles between them is small beside its delay, and a
+   * clean stop never waits on a queue of long delays.
+   */
   size(delayMs: number): number {
     const perUrl = Math.max(1, delayMs + this.fetchMs);
-    return Math.max(1, Math.min(MAX_LEASE, Math.ceil(this.loopMs / perUrl) + 1));
+    const behind = perUrl < 10 * this.loopMs ? 1 : 0;
+    return Math.max(1, Math.min(MAX_LEASE, Math.ceil(this.loopMs / perUrl) + behind));
   }
 }
 

@@ -5,8 +5,8 @@
 import avro from 'avsc';
 import { avroValues, defineStore, stringKey, type ValueCodec } from '../../engine/api.js';
 import { fromSingleRelease, type HostSlot } from '../../politeness/host-politeness.js';
-import type { LeaseBook } from '../../politeness/leases.js';
-import type { RobotsState, RobotsText } from '../../politeness/robots-gate.js';
+import { emptyBook, type LeaseBook } from '../../politeness/leases.js';
+import { newRobotsState, type RobotsState, type RobotsText } from '../../politeness/robots-gate.js';
 import { EMPTY_LEASE_BOOK, hostSlotSchema, leaseBookSchema, robotsStateSchema } from '../../politeness/politeness-schema.js';
 
 export type { RobotsState, RobotsStatus, RobotsText } from '../../politeness/robots-gate.js';
@@ -42,6 +42,14 @@ export interface HostState {
   queue: QueueCounts;
   leases: LeaseBook;
   sitemaps: SitemapLane;
+}
+
+/** A host first seen: robots.txt still to read, nothing queued, no lease out. */
+export function newHostState(host: string, scheme: string, slot: HostSlot): HostState {
+  return {
+    host, scheme, slot, robots: newRobotsState(), queue: { ready: 0, readyRecrawls: 0, waiting: 0, released: 0, seq: 0, sitemapsAt: 0 },
+    leases: emptyBook(), sitemaps: { ready: 0, next: true },
+  };
 }
 
 const record = (name: string, fields: [string, string][]) => ({ type: 'record', name, fields: fields.map(([n, type]) => ({ name: n, type })) });

@@ -37,11 +37,15 @@ async function driver(config: Record<string, unknown> = {}) {
   return crawlTestDriver({ processors: ['schedule'], config: { defaultDelayMs: 1000, sitemaps: false, ...config } });
 }
 
-/** Queues `pathsToQueue`, reads robots.txt (`robots` as its body) and returns the driver with the host ready. */
-async function readyHost(d: CrawlTestDriver, pathsToQueue: string[], robots = 'User-agent: *\nAllow: /\n'): Promise<void> {
+/**
+ * Queues `pathsToQueue`, reads robots.txt (`robots` as its body) and returns with the host ready. The
+ * answer comes `loopMs` after the release: the loop the schedule measures, which sizes leases.
+ */
+async function readyHost(d: CrawlTestDriver, pathsToQueue: string[], robots = 'User-agent: *\nAllow: /\n', loopMs = 500): Promise<void> {
   for (const p of pathsToQueue) await d.pipe('deduped', HOST, url(p));
   const [r] = released(d);
   assert.equal(r.kind, 'robots', 'robots.txt first, as a lease of its own');
+  await d.advanceTime(loopMs);
   await d.pipe('fetched', HOST, done(r, d, { body: Buffer.from(robots), bytes: robots.length }));
 }
 
@@ -109,7 +113,8 @@ describe('schedule: leases', () => {
 
   it('should queue a second lease behind the first only once the first reported from an address, pinned to it, and never a third', async () => {
     const d = await driver({ defaultDelayMs: 0 });
-    await readyHost(d, ['/1', '/2', '/3', '/4', '/5', '/6', '/7', '/8', '/9', '/10']);
+    // A 30 ms loop at a 10 ms fetch: leases of four.
+    await readyHost(d, ['/1', '/2', '/3', '/4', '/5', '/6', '/7', '/8', '/9', '/10'], undefined, 30);
     await d.advanceTime(1);
     const first = d.readOutput('scheduled').map((r) => r.value);
     assert.equal(first.length, 1);

@@ -46,10 +46,15 @@ async function driver(config: Record<string, unknown> = {}, budget?: CrawlBudget
   });
 }
 
-/** Runs robots.txt for HOST with the given body and returns the driver once the host is ready. */
+/**
+ * Runs robots.txt for HOST with the given body and returns the driver once the host is ready. Its
+ * answer comes half a second after its release: the loop the schedule measures, which sizes leases
+ * (at the default 1 s delay, two URLs).
+ */
 async function readyHost(d: CrawlTestDriver, robots = 'User-agent: *\nAllow: /\n') {
   const [robotsReq] = d.readOutput('scheduled');
   assert.equal(robotsReq.value.kind, 'robots');
+  await d.advanceTime(500);
   await d.pipe('fetched', HOST, done(robotsReq.value, d, robotsBody(robots)));
   return d;
 }

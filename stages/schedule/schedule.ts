@@ -16,19 +16,19 @@ import {
 import type { CanonicalUrl, FetchResult, UnfetchedUrl } from '../../schemas/records.js';
 import type { CrawlConfig } from '../../contract/config.js';
 import { deduped, fetched, scheduled, skipped, unfetched } from '../../contract/topics.js';
-import { hostsStore, robotsStore, type HostState } from './host-state.js';
+import { hostsStore, newHostState, robotsStore, type HostState } from './host-state.js';
 import { readyQueueStore, waitingQueueStore } from './host-frontier.js';
 import { HostQueues, MAX_STEPS_PER_TURN } from './host-queues.js';
 import { freed, freedWithoutOutcome, judge, leased, newSlot, nextAllowedStart, pausedUntil } from '../../politeness/host-politeness.js';
-import { emptyBook, LoopEstimate, lostAt, mayQueueBehind, owedCount, reported, restarted } from '../../politeness/leases.js';
-import { newRobotsState, RobotsGate } from '../../politeness/robots-gate.js';
+import { LoopEstimate, lostAt, mayQueueBehind, owedCount, reported, restarted } from '../../politeness/leases.js';
+import { RobotsGate } from '../../politeness/robots-gate.js';
 import { firstInterval } from '../../recrawl/recrawl-policy.js';
 import { urlKey, urlsStore, type UrlKey, type UrlState } from './url-state.js';
 import { TimerHeap } from './timer-heap.js';
 import type { CrawlBudget } from '../../contract/crawl-budget.js';
 import { canonicalEntries } from '../../contract/url-batch.js';
 import { leaseRequest, robotsRequest, takeUrls } from './lease-release.js';
-import { afterPage, giveUpLost, queueSitemaps, requeue } from './url-reports.js';
+import { afterPage, giveUpLeases, queueSitemaps, requeue } from './url-reports.js';
 
 const inputs = [fetched, deduped, unfetched] as const;
 const outputs = [scheduled, skipped] as const;
@@ -226,7 +226,10 @@ export class Schedule implements Processor<In, Out> {
   private async tryRelease(h: HostState, now: number): Promise<void> {
     if (h.leases.open.length) {
       const lost = lostAt(h.leases, h.slot.delayMs, this.config.fetchTimeoutMs);
-      if (now >= lost) this.giveUpLeases(h, now);
+      if (now >= lost) {
+        this.inFlight -= giveUpLeases(this, h, now);
+        this.save(h);
+      }
       else if (this.s.control.paused || !mayQueueBehind(h.leases, h.slot.failures)) return this.arm(h, lost);
       else return this.queueBehind(h, now, lost);
     }
@@ -242,7 +245,7 @@ export class Schedule implements Processor<In, Out> {
     if (robots.kind === 'refuse') return this.dropReady(h, robots.reason);
     if (robots.kind === 'wait') return this.arm(h, robots.until);
     if (robots.kind === 'fetch') return this.releaseRobots(h, robots.url, robots.attempt, robots.hops, now);
-    const { taken, budgetSpent } = await takeUrls(this, h, this.loop.size(h.slot.delayMs));
+    const { taken, budgetSpent } = await takeUrls(this, h, this.leaseSize(h));
     if (taken.length) return this.releaseUrls(h, taken, now, false);
     this.save(h);
     if (budgetSpent) return;
@@ -254,10 +257,19 @@ export class Schedule implements Processor<In, Out> {
   private async queueBehind(h: HostState, now: number, lost: number): Promise<void> {
     const fresh = this.robots.decide(h.host, h.scheme, h.robots, now).kind === 'ready';
     await this.queues.promoteDue(h, now);
-    const { taken } = fresh && h.queue.ready > 0 ? await takeUrls(this, h, this.loop.size(h.slot.delayMs)) : { taken: [] };
+    const { taken } = fresh && h.queue.ready > 0 ? await takeUrls(this, h, this.leaseSize(h)) : { taken: [] };
     if (taken.length) return this.releaseUrls(h, taken, now, true);
     this.save(h);
     this.arm(h, lost);
+  }
+
+  /**
+   * A round trip of the host's pacing, and never more than a quarter of its page budget left: URLs found
+   * meanwhile (a page linked from many) can still win the host's last pages.
+   */
+  private leaseSize(h: HostState): number {
+    const left = this.config.maxPagesPerHost - h.queue.released;
+    return Math.max(1, Math.min(this.loop.size(h.slot.delayMs), Math.ceil(left / 4)));
   }
 
   private releaseUrls(h: HostState, taken: Awaited<ReturnType<typeof takeUrls>>['taken'], now: number, queued: boolean): void {
@@ -285,19 +297,6 @@ export class Schedule implements Processor<In, Out> {
     this.save(h);
     this.ctx.forward('scheduled', h.host, robotsRequest(h, lease, url, attempt, hops, now));
     this.arm(h, lostAt(h.leases, h.slot.delayMs, this.config.fetchTimeoutMs));
-  }
-
-  /** Leases whose URLs stopped reporting lost them to a bug or a crash: say so, release them again (once), free the host. */
-  private giveUpLeases(h: HostState, now: number): void {
-    for (const lease of h.leases.open) {
-      this.ctx.log.warn(`${h.host}: lease ${lease.id} released ${now - lease.releasedAt} ms ago stopped reporting with ${lease.count} of its ${lease.size} URLs owed; they are released again once (a late report is ignored)`);
-      this.ctx.metrics.count('leases-lost');
-      giveUpLost(this, h, lease.owed);
-    }
-    this.inFlight -= owedCount(h.leases);
-    h.leases = { ...emptyBook(), epoch: h.leases.epoch, progressAt: now };
-    h.slot = freedWithoutOutcome(h.slot, now);
-    this.save(h);
   }
 
   /** The host may crawl nothing now: its ready URLs are dropped, each recorded. */
@@ -332,13 +331,7 @@ export class Schedule implements Processor<In, Out> {
   }
 
   private host(host: string, url: string): HostState {
-    let h = this.active.get(host) ?? this.hosts.get(host);
-    if (!h) {
-      h = {
-        host, scheme: url.slice(0, url.indexOf(':')), slot: newSlot(this.config.defaultDelayMs), robots: newRobotsState(),
-        queue: { ready: 0, readyRecrawls: 0, waiting: 0, released: 0, seq: 0, sitemapsAt: 0 }, leases: emptyBook(), sitemaps: { ready: 0, next: true },
-      };
-    }
+    const h = this.active.get(host) ?? this.hosts.get(host) ?? newHostState(host, url.slice(0, url.indexOf(':')), newSlot(this.config.defaultDelayMs));
     if (!this.active.has(host)) {
       this.active.set(host, h);
       this.queues.account(h, +1);

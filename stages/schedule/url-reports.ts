@@ -5,7 +5,8 @@ import type { Logger, Metrics } from '../../engine/api.js';
 import type { FetchResult } from '../../schemas/records.js';
 import type { CrawlConfig } from '../../contract/config.js';
 import type { CrawlBudget } from '../../contract/crawl-budget.js';
-import type { UrlRef } from '../../politeness/leases.js';
+import { emptyBook, owedCount, type UrlRef } from '../../politeness/leases.js';
+import { freedWithoutOutcome } from '../../politeness/host-politeness.js';
 import { sameOrigin, type HostState } from './host-state.js';
 import type { HostQueues } from './host-queues.js';
 import { countsAgainstBudget } from './lease-release.js';
@@ -51,6 +52,22 @@ export function requeue(p: ReportParts, h: HostState, url: string, change: (u: U
   if (!u || u.phase !== 'in-flight') return;
   unspend(p, h, u);
   p.queues.enqueueReady(h, key, change(u), u.fetches > 0, true);
+}
+
+/**
+ * Leases whose URLs stopped reporting lost them to a bug or a crash: say so, release their URLs again
+ * (once), free the host. Returns how many URLs they owed.
+ */
+export function giveUpLeases(p: ReportParts, h: HostState, now: number): number {
+  for (const lease of h.leases.open) {
+    p.ctx.log.warn(`${h.host}: lease ${lease.id} released ${now - lease.releasedAt} ms ago stopped reporting with ${lease.count} of its ${lease.size} URLs owed; they are released again once (a late report is ignored)`);
+    p.ctx.metrics.count('leases-lost');
+    giveUpLost(p, h, lease.owed);
+  }
+  const owed = owedCount(h.leases);
+  h.leases = { ...emptyBook(), epoch: h.leases.epoch, progressAt: now };
+  h.slot = freedWithoutOutcome(h.slot, now);
+  return owed;
 }
 
 /**
