@@ -8,15 +8,18 @@ import { lingerThenClose, METRICS_FLAGS, metricsOptionsFrom, WARC_FLAGS, warcOut
 import { NetworkPolicy } from '../fetching/network-policy.js';
 import { findChromium } from '../rendering/find-chromium.js';
 import {
-  CRAWL_LEVEL_FLAGS, crawlConfigFrom, durationOption, intOption, LIMITS, listOption, parse, RENDER_PROCESS_FLAGS, renderProcessOptions,
-  TIMER_MAX_MS, UsageError,
+  CRAWL_LEVEL_FLAGS, crawlConfigFrom, durationOption, intOption, LIMITS, listOption, parse, PROXY_FLAGS, proxyOption, RENDER_PROCESS_FLAGS,
+  renderProcessOptions, TIMER_MAX_MS, UsageError,
 } from './options.js';
 import { formatProgress, formatSummary, stderrLogger } from './progress.js';
+import { crawlOutcome } from '../crawl/crawl-outcome.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
 
 export const DEFAULT_DATA_DIR = 'crawl-data';
 /** The crawl ran to its end but its results are incomplete: records lost to log damage before they were processed, records set aside as dead letters, WARC captures not written. */
 export const LOST_RECORDS_EXIT = 3;
+/** Not one URL of the crawl (robots.txt aside) got an HTTP response of any status, over the data directory's history. */
+export const NOTHING_ANSWERED_EXIT = 4;
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {
@@ -29,6 +32,7 @@ export async function run(argv: string[]): Promise<number> {
     quiet: { type: 'boolean' },
     'run-for': { type: 'string' },
     ...RENDER_PROCESS_FLAGS,
+    ...PROXY_FLAGS,
     'reset-state': { type: 'boolean' },
     ...MODULE_FLAGS,
     ...WARC_FLAGS,
@@ -50,7 +54,7 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const config = crawlConfigFrom(values, { allowNetworks }, seeds);
+  const config = crawlConfigFrom(values, { allowNetworks, proxy: proxyOption(values) }, seeds);
   // Found now, not at the first page to render: otherwise every render would end in an error row.
   if (config.render !== 'never' && !findChromium(values.chromium as string | undefined)) {
     throw new UsageError(`--render ${config.render} needs Chromium: install Debian's chromium package, or give --chromium PATH or CRAWLSTREAM_CHROMIUM`);
@@ -114,7 +118,7 @@ export async function run(argv: string[]): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
-  process.stdout.write(formatSummary(summary, dataDir) + '\n');
+  // Lines of their own first: the summary is the last line, the one a user reads.
   if (warc) process.stdout.write(formatWarcSummary(summary.counters, warc.dir) + '\n');
   let code = 0;
   if (summary.lostRecords > 0) {
@@ -137,6 +141,9 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`WARC: ${unwritable} captures could not be written (see the warnings above); the archive in ${warc.dir} is incomplete\n`);
     code = LOST_RECORDS_EXIT;
   }
+  process.stdout.write(formatSummary(summary, dataDir) + '\n');
+  // A crawl that reached nothing is no crawl, whatever else went wrong: 4 wins over 3.
+  if (crawlOutcome(summary.counters).nothingAnswered) code = NOTHING_ANSWERED_EXIT;
   if (served) await lingerThenClose(served);
   return code;
 }

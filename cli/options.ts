@@ -1,11 +1,13 @@
 // Command-line options shared by commands, parsed strictly: a bad value is a clear error, not a default.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { defaultCrawlConfig, productTokenOf, type CrawlConfig } from '../contract/config.js';
 import { VIRTUAL_BUCKETS } from '../engine/partitioning.js';
 import { DurationError, formatDuration, parseDuration } from './duration.js';
 import { compileScope, SCOPE_MODES, type ScopeConfig, type ScopeMode } from '../scope/scope.js';
+import { parseCaPem, TLS_VERIFY_MODES, type TlsVerify } from '../fetching/tls-policy.js';
+import { ProxyRoute } from '../fetching/proxy-route.js';
 
 export { parseDuration, formatDuration } from './duration.js';
 
@@ -72,7 +74,25 @@ export const CRAWL_LEVEL_FLAGS: OptionSpec = {
   'max-in-flight-per-ip': { type: 'string' },
   resolve: { type: 'string', multiple: true },
   render: { type: 'string' },
+  'ca-file': { type: 'string' },
+  'tls-verify': { type: 'string' },
 };
+
+/** Process-level network options (crawl, worker): which proxy. */
+export const PROXY_FLAGS: OptionSpec = {
+  proxy: { type: 'string' },
+};
+
+/** --proxy URL, checked together with the proxy environment variables it is used with. */
+export function proxyOption(values: Record<string, unknown>): string {
+  const flag = (values.proxy as string | undefined) ?? '';
+  try {
+    new ProxyRoute(flag || undefined);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  return flag;
+}
 
 /** Process-level rendering options (crawl, worker): which Chromium, how many pages at once. */
 export const RENDER_PROCESS_FLAGS: OptionSpec = {
@@ -154,6 +174,12 @@ export function crawlConfigFrom(values: Record<string, unknown>, base: Partial<C
     overrides.render = values.render as CrawlConfig['render'];
   }
   if (values.resolve !== undefined) overrides.resolve = { ...base.resolve, ...resolveOption(values.resolve as string[]) };
+  if (values['tls-verify'] !== undefined) {
+    const mode = values['tls-verify'] as string;
+    if (!(TLS_VERIFY_MODES as readonly string[]).includes(mode)) throw new UsageError(`--tls-verify must be on, record or off, got "${mode}"`);
+    overrides.tlsVerify = mode as TlsVerify;
+  }
+  if (values['ca-file'] !== undefined) overrides.caPem = caFileOption(values['ca-file'] as string);
   const duration = (flag: string, key: keyof CrawlConfig, bounds: Bounds) => {
     const ms = durationOption(values, flag, bounds);
     if (ms !== undefined) (overrides as Record<string, unknown>)[key] = ms;
@@ -193,6 +219,21 @@ function scopeFrom(values: Record<string, unknown>, base: ScopeConfig | undefine
   };
   try {
     return compileScope(config).config;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/** --ca-file FILE: its certificates, checked, as PEM text (what `seed` hands every worker). */
+function caFileOption(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--ca-file ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+  try {
+    return parseCaPem(text, `--ca-file ${path}`).join('\n') + '\n';
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

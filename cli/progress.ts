@@ -2,6 +2,7 @@
 import type { Logger } from '../engine/api.js';
 import type { CrawlStats } from '../crawl/stats.js';
 import type { CrawlSummary } from '../crawl/embedded-crawl.js';
+import { crawlOutcome, listCounts, total, whyNothing } from '../crawl/crawl-outcome.js';
 
 export function stderrLogger(): Logger {
   return {
@@ -25,11 +26,28 @@ export function formatProgress(s: CrawlStats, pagesPerSecond: number): string {
   ].join(' | ');
 }
 
+/**
+ * The crawl's last line: pages, what answered them (by status class), what failed and why (by error
+ * kind, every request counted), what was skipped and why, duplicates, robots.txt requests, warnings
+ * said once; when not one URL got an answer, why, with an example host. Counts span the data
+ * directory's history (a resumed crawl counts what it did before).
+ */
 export function formatSummary(s: CrawlSummary, dataDir: string): string {
   const seconds = s.elapsedMs / 1000;
   const rate = s.pages / Math.max(seconds, 0.001);
   const verb = s.stoppedEarly ? 'stopped after' : 'crawled';
   const left = s.frontier ? `, ${s.frontier} URLs left in the frontier` : '';
   const recrawls = s.recrawls ? `, ${s.recrawls} of them recrawls (${s.notModified} not modified)` : '';
-  return `${verb} ${s.pages} pages${recrawls} (${s.errors} errors, ${s.robotsRequests} robots.txt, ${s.duplicates} duplicates) in ${seconds.toFixed(1)} s: ${rate.toFixed(1)} pages/s${left}; data in ${dataDir}`;
+  const o = crawlOutcome(s.counters);
+  const why = whyNothing(o, s.counters, s.journal);
+  const section = (n: number, what: string, m: Map<string, number>) => `${n} ${what}${m.size ? `: ${listCounts(m)}` : ''}`;
+  const parts = [
+    section(total(o.answered), 'answered', o.answered),
+    section(total(o.errors), 'errors', o.errors),
+    section(total(o.skipped), 'skipped', o.skipped),
+    `${s.robotsRequests} robots.txt requests`,
+    `${s.duplicates} duplicates`,
+  ];
+  if (o.warnings.size) parts.push(section(total(o.warnings), 'warnings said once', o.warnings));
+  return `${verb} ${s.pages} pages${recrawls}${why ? `: ${why}` : ''} (${parts.join('; ')}) in ${seconds.toFixed(1)} s: ${rate.toFixed(1)} pages/s${left}; data in ${dataDir}`;
 }

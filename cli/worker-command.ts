@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { KafkaWorker } from '../crawl/kafka-worker.js';
 import { NetworkPolicy } from '../fetching/network-policy.js';
 import { findChromium } from '../rendering/find-chromium.js';
-import { intOption, LIMITS, listOption, parse, UsageError, RENDER_PROCESS_FLAGS, renderProcessOptions } from './options.js';
+import { intOption, LIMITS, listOption, parse, PROXY_FLAGS, proxyOption, UsageError, RENDER_PROCESS_FLAGS, renderProcessOptions } from './options.js';
 import { brokersOf, KAFKA_FLAGS, required } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
@@ -21,6 +21,7 @@ export async function run(argv: string[]): Promise<number> {
     'session-timeout-ms': { type: 'string' },
     ...MODULE_FLAGS,
     ...RENDER_PROCESS_FLAGS,
+    ...PROXY_FLAGS,
     ...WARC_FLAGS,
     ...METRICS_FLAGS,
   });
@@ -51,6 +52,7 @@ export async function run(argv: string[]): Promise<number> {
     clickhouseUrl: values['clickhouse-url'] as string | undefined,
     processors: listOption(values, 'processors'),
     allowNetworks,
+    proxy: proxyOption(values),
     dataDir: resolve((values['data-dir'] as string | undefined) ?? `crawl-data/worker-${process.pid}`),
     sessionTimeoutMs,
     ...modules,

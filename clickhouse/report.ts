@@ -142,8 +142,8 @@ ORDER BY shortest_ms`,
   },
   {
     title: 'Skipped URLs by reason',
-    about: 'URLs the crawler decided not to fetch (no request was sent), by reason: robots.txt, network policy, Crawl-delay over the bound, scope, per-host budget, trap guards.',
-    sql: `SELECT reason, uniqExact(url) AS urls, uniqExact(host) AS hosts
+    about: 'URLs the crawler decided not to fetch (no request was sent), by reason: robots.txt, network policy, Crawl-delay over the bound, scope, per-host budget, trap guards (normalize\'s rows stand for url_count URLs each).',
+    sql: `SELECT reason, sum(url_count) AS urls, uniqExact(host) AS hosts
 FROM skipped FINAL
 GROUP BY reason
 ORDER BY urls DESC, reason`,
@@ -154,7 +154,7 @@ ORDER BY urls DESC, reason`,
     title: 'Top hosts by skipped URLs',
     about: 'The 20 hosts with the most URLs not fetched, with the reason that kept most of them out (a URL skipped for two reasons counts twice).',
     sql: `SELECT host, sum(urls) AS skipped, argMax(reason, urls) AS top_reason, max(urls) AS top_reason_urls
-FROM (SELECT host, reason, uniqExact(url) AS urls FROM skipped FINAL GROUP BY host, reason)
+FROM (SELECT host, reason, sum(url_count) AS urls FROM skipped FINAL GROUP BY host, reason)
 GROUP BY host
 ORDER BY skipped DESC, host
 LIMIT 20`,
@@ -166,7 +166,7 @@ const SUMMARY: ReportQuery = {
   title: 'Summary',
   sql: `SELECT count() AS fetches, countIf(kind = 'page') AS page_fetches, uniqExact(url) AS urls, uniqExact(host) AS hosts,
   sum(bytes) AS bytes, countIf(error != '') AS errors, min(started_at_ms) AS first_ms, max(started_at_ms) AS last_ms,
-  (SELECT uniqExact(url) FROM skipped FINAL) AS skipped_urls
+  (SELECT sum(url_count) FROM skipped FINAL) AS skipped_urls
 FROM fetches FINAL`,
 };
 

@@ -63,8 +63,9 @@ test('should record a skipped URL with its host and a reason even when the recor
   const row = skippedRow(skippedUrl({ url: 'http://Trap.TEST:8080/a/a/a', host: '', reason: '', depth: -1, decided_at: 1_767_225_600_999 }));
   assert.deepEqual(row, {
     url: 'http://Trap.TEST:8080/a/a/a', host: 'trap.test:8080', reason: 'unknown', detail: 'Disallow: /private', depth: 0,
-    source_url: 'http://a.test/', decided_at: 1_767_225_600, decided_at_ms: 1_767_225_600_999,
+    source_url: 'http://a.test/', decided_at: 1_767_225_600, decided_at_ms: 1_767_225_600_999, url_count: 1,
   });
+  assert.equal(skippedRow(skippedUrl({ url_count: 12 })).url_count, 12, 'normalize\'s rows stand for several URLs');
   assert.equal(skippedRow(skippedUrl({ reason: 'x'.repeat(500) })).reason, 'x'.repeat(64));
 });
 

@@ -89,6 +89,7 @@ export function fetchRows(f: FetchResult, robots: RobotsAnalyzer, productToken: 
     render_error: str(f.render_error),
     subrequest_urls: (f.subrequests ?? []).map((r) => str(r.url)),
     subrequest_outcomes: (f.subrequests ?? []).map((r) => str(r.outcome)),
+    tls_problem: str(f.tls_problem),
   };
   const rows = [sized('fetches', row)];
   if (f.kind === 'robots') rows.push(sized('robots', robotsRow(f, robots, productToken)));
@@ -198,6 +199,7 @@ export function skippedRow(s: SkippedUrl): Record<string, unknown> {
     source_url: str(s.source_url),
     decided_at: seconds(s.decided_at),
     decided_at_ms: uint(s.decided_at, MAX_SAFE),
+    url_count: uint(s.url_count ?? 1, U32),
   };
 }
 

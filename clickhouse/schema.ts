@@ -61,6 +61,14 @@ const RENDER_COLUMNS = `
   subrequest_urls Array(String),
   subrequest_outcomes Array(String)`;
 
+/** Added in version 5: why a certificate would have been refused (--tls-verify record). */
+const TLS_COLUMNS = `
+  tls_problem String`;
+
+/** Added in version 5: how many URLs a skipped row stands for (normalize writes one per page and reason). */
+const SKIPPED_COUNT_COLUMNS = `
+  url_count UInt32 DEFAULT 1`;
+
 const FETCHES_COLUMNS = `
   fetch_id String,
   url String,
@@ -91,7 +99,7 @@ const FETCHES_COLUMNS = `
   remote_address String,
   body_encoding String,
   header_names Array(String),
-  header_values Array(String),${FRESHNESS_COLUMNS},${RENDER_COLUMNS},`;
+  header_values Array(String),${FRESHNESS_COLUMNS},${RENDER_COLUMNS},${TLS_COLUMNS},`;
 
 const PARSED_PAGES_COLUMNS = `
   fetch_id String,
@@ -155,7 +163,7 @@ const SKIPPED_COLUMNS = `
   depth UInt16,
   source_url String,
   decided_at DateTime,
-  decided_at_ms UInt64,`;
+  decided_at_ms UInt64,${SKIPPED_COUNT_COLUMNS},`;
 
 interface TableDef {
   name: string;
@@ -218,6 +226,14 @@ export const MIGRATIONS: readonly Migration[] = [
         await ch.command(`DROP TABLE IF EXISTS ${name}`); // 18.16 has no DROP VIEW
         await ch.command(create(ch.database));
       }
+    },
+  },
+  {
+    version: 5,
+    name: 'the real web: fetches gain tls_problem (--tls-verify record); skipped gains url_count (normalize writes one row per page and reason)',
+    async apply(ch) {
+      await addColumns(ch, 'fetches', TLS_COLUMNS);
+      await addColumns(ch, 'skipped', SKIPPED_COUNT_COLUMNS);
     },
   },
 ];

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { ScopeConfig } from '../scope/scope.js';
 import type { RenderMode } from '../rendering/should-render.js';
+import type { TlsVerify } from '../fetching/tls-policy.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -52,8 +53,14 @@ export interface CrawlConfig {
   /** Trap guards. */
   maxRepeatedPathSegments: number;
   maxQueryParams: number;
+  /** Certificates: refuse bad ones (on), fetch and record why (record), fetch without a word (off). */
+  tlsVerify: TlsVerify;
+  /** PEM text of extra trusted roots (--ca-file); carried as content so every worker trusts the same. */
+  caPem: string;
   /** Process-level: CIDRs opened despite the private/loopback/link-local refusal. */
   allowNetworks: string[];
+  /** Process-level: --proxy URL; '' reads HTTPS_PROXY, HTTP_PROXY, ALL_PROXY and NO_PROXY. */
+  proxy: string;
 }
 
 export function productTokenOf(userAgent: string): string {
@@ -89,7 +96,10 @@ export function defaultCrawlConfig(overrides: Partial<CrawlConfig> = {}): CrawlC
     render: 'never',
     maxRepeatedPathSegments: 3,
     maxQueryParams: 12,
+    tlsVerify: 'on',
+    caPem: '',
     allowNetworks: [],
+    proxy: '',
     ...overrides,
   };
 }
@@ -104,5 +114,5 @@ export const CRAWL_LEVEL_OPTIONS = [
   'userAgent', 'productToken', 'maxDepth', 'maxPages', 'maxPagesPerHost', 'defaultDelayMs', 'fetchTimeoutMs',
   'connectTimeoutMs', 'headersTimeoutMs', 'maxBodyBytes', 'maxUrlLength', 'maxAttempts', 'maxRedirects',
   'robotsCacheMs', 'maxRepeatedPathSegments', 'maxQueryParams', 'maxCrawlDelayMs', 'recrawl', 'recrawlMinIntervalMs',
-  'recrawlMaxIntervalMs', 'sitemaps', 'scope', 'maxInFlightPerIp', 'resolve', 'render',
+  'recrawlMaxIntervalMs', 'sitemaps', 'scope', 'maxInFlightPerIp', 'resolve', 'render', 'tlsVerify', 'caPem',
 ] as const satisfies readonly (keyof CrawlConfig)[];

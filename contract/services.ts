@@ -26,11 +26,19 @@ export interface FetchDone {
   truncated: boolean;
   seconds: number;
   wireBytes: number;
+  /** The request's host key, and its error ('' on success): what a summary names as an example. */
+  host?: string;
+  error?: string;
 }
 
 /** Told of events as they happen in this process (Prometheus metrics); never blocks, never throws. */
 export interface CrawlObserver {
   fetchDone(f: FetchDone): void;
+  /**
+   * A condition worth one warning per crawl, not one per host (a host answering HTML for
+   * /sitemap.xml): `kind` groups them, `example` is this occurrence. The stage counts them too.
+   */
+  notice?(kind: string, example: string): void;
 }
 
 export const NO_OBSERVER: CrawlObserver = { fetchDone: () => {} };

@@ -17,6 +17,7 @@ import { setAsideLogAndState } from '../engine/embedded/data-dir.js';
 import { crawlStats, type CrawlStats } from './stats.js';
 import type { WarcOutput } from '../warc/warc-output.js';
 import { lagEntries, type CrawlTelemetry } from './telemetry.js';
+import { CrawlJournal } from './crawl-journal.js';
 
 export interface EmbeddedCrawlOptions {
   dataDir: string;
@@ -54,6 +55,8 @@ export interface CrawlSummary extends CrawlStats {
   /** Records log damage made unreadable, and how many of them some processor had not processed yet. */
   lostRecords: number;
   lostUnprocessed: number;
+  /** Examples of this run's failures, for the summary. */
+  journal?: CrawlJournal;
 }
 
 export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<CrawlSummary> {
@@ -66,10 +69,11 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
   }
   const started = performance.now();
   const budget = new CrawlBudget(options.config.maxPages);
+  const journal = new CrawlJournal(options.log.warn, options.telemetry);
   const open = openCrawlServices({
     config: options.config, clickhouseUrl: options.clickhouseUrl, dataDir: options.dataDir, parserModule: options.parserModule, budget,
     chromiumPath: options.chromiumPath, renderConcurrency: options.renderConcurrency, log: options.log.warn,
-    observer: options.telemetry, warc: options.warc,
+    observer: journal, warc: options.warc,
   });
   let runtime: EmbeddedRuntime<CrawlServices> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -100,7 +104,7 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
     const damage = runtime.damageSummary();
     return {
       ...stats, elapsedMs: performance.now() - started, stoppedEarly: options.signal?.aborted ?? false,
-      lostRecords: damage.lost, lostUnprocessed: damage.unprocessed,
+      lostRecords: damage.lost, lostUnprocessed: damage.unprocessed, journal,
     };
   } finally {
     if (timer) clearInterval(timer);

@@ -14,6 +14,7 @@ import { topicEnds } from '../engine/kafka/task-status.js';
 import type { WarcOutput } from '../warc/warc-output.js';
 import { lagEntries, type CrawlTelemetry } from './telemetry.js';
 import type { ProcessorModule } from './processor-module.js';
+import { CrawlJournal } from './crawl-journal.js';
 
 export interface WorkerOptions {
   brokers: string[];
@@ -22,6 +23,8 @@ export interface WorkerOptions {
   clickhouseUrl?: string;
   processors?: string[];
   allowNetworks: string[];
+  /** --proxy URL; '' reads the proxy environment variables. */
+  proxy?: string;
   dataDir: string;
   log: Logger;
   parserModule?: ParserModule;
@@ -63,10 +66,10 @@ export class KafkaWorker {
       throw new Error('the sink processor needs --clickhouse-url (or leave it out with --processors)');
     }
     const state = await awaitClusterState<Partial<CrawlConfig>>(cluster, log, this.o.signal);
-    const config = { ...defaultCrawlConfig(state.options), allowNetworks: this.o.allowNetworks };
+    const config = { ...defaultCrawlConfig(state.options), allowNetworks: this.o.allowNetworks, proxy: this.o.proxy ?? '' };
     const open = openCrawlServices({
       config, clickhouseUrl: this.o.clickhouseUrl, parserModule: this.o.parserModule, control: this.control,
-      chromiumPath: this.o.chromiumPath, renderConcurrency: this.o.renderConcurrency, log: log.warn, observer: this.o.telemetry, warc: this.o.warc,
+      chromiumPath: this.o.chromiumPath, renderConcurrency: this.o.renderConcurrency, log: log.warn, observer: new CrawlJournal(log.warn, this.o.telemetry), warc: this.o.warc,
     });
     this.closers.push(() => open.close());
     this.runtime = new KafkaRuntime({

@@ -3,6 +3,7 @@
 import type { RuntimeControl } from '../engine/api.js';
 import { HttpFetcher } from '../fetching/http-fetcher.js';
 import { pinnedResolver } from '../fetching/dns-cache.js';
+import { ProxyRoute } from '../fetching/proxy-route.js';
 import { rowSinks } from '../clickhouse/row-sinks.js';
 import { sharedClickHouse } from '../clickhouse/connection.js';
 import { ParsePool } from '../parsing/parse-pool.js';
@@ -24,6 +25,8 @@ export function createFetcher(config: CrawlConfig): HttpFetcher {
     maxBodyBytes: config.maxBodyBytes,
     allowNetworks: config.allowNetworks,
     resolve: Object.keys(config.resolve).length ? pinnedResolver(config.resolve) : undefined,
+    tls: { verify: config.tlsVerify, ca: config.caPem },
+    proxy: new ProxyRoute(config.proxy || undefined),
   });
 }
 

@@ -1,4 +1,4 @@
-// Host → partition mapping designed for growth (DESIGN §3.6).
+// Host → partition mapping designed for growth.
 //
 // A routing key hashes to one of VIRTUAL_BUCKETS fixed buckets; buckets map to partitions by jump
 // consistent hashing. Growing from N to M partitions moves only the buckets whose jump result

@@ -1,14 +1,22 @@
 // Measures what HttpFetcher costs on top of plain undici, against a loopback server in a child process
 // (so server work does not share the event loop). Not part of the test suite.
-//   node dist/fetching/fetcher-bench.js [--requests 20000] [--concurrency 64] [--codec]
+//   node dist/fetching/fetcher-bench.js [--requests 20000] [--concurrency 64] [--codec] [--tls]
+// --tls adds HTTPS requests (a test CA made with openssl, kept-alive connections, and new ones).
 import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { compressBody } from './body-codec.js';
 import { HttpFetcher } from './http-fetcher.js';
+import { testCertificates } from '../test-web/tls-certs.js';
+
+const TLS_NAME = 'bench.tls.test';
 
 const HOST = '127.0.0.2';
 
@@ -20,10 +28,10 @@ function page(bytes: number): Buffer {
   return Buffer.from(html + '</body></html>');
 }
 
-function serve(): void {
+function serve(tls?: { key: string; cert: string }): void {
   const plain = page(18 * 1024);
   const gz = gzipSync(plain);
-  const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
+  const handler = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
     const gzip = req.url?.startsWith('/gz');
     res.writeHead(200, {
       'content-type': 'text/html; charset=utf-8',
@@ -31,7 +39,8 @@ function serve(): void {
       ...(gzip ? { 'content-encoding': 'gzip' } : {}),
     });
     res.end(gzip ? gz : plain);
-  });
+  };
+  const server = tls ? createTlsServer({ ...tls, keepAliveTimeout: 60_000 }, handler) : createServer({ keepAliveTimeout: 60_000 }, handler);
   server.listen(0, HOST, () => process.send?.((server.address() as AddressInfo).port));
 }
 
@@ -82,7 +91,10 @@ function codecBench(): void {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  if (args.includes('--serve')) return serve();
+  if (args.includes('--serve')) {
+    const pem = args.indexOf('--pem');
+    return serve(pem === -1 ? undefined : JSON.parse(readFileSync(args[pem + 1], 'utf8')) as { key: string; cert: string });
+  }
   const opt = (name: string, d: number) => {
     const i = args.indexOf(name);
     return i === -1 ? d : Number(args[i + 1]);
@@ -125,6 +137,7 @@ async function main(): Promise<void> {
     const parFetcher = await run(`c=${concurrency}, HttpFetcher, 18 KB identity`, total, concurrency, viaFetcher('/'));
     const parSink = await run(`c=${concurrency}, HttpFetcher, 18 KB identity, bodySink + SHA-1`, total, concurrency, viaSink('/'));
     await run(`c=${concurrency}, HttpFetcher, 18 KB page, gzip on the wire`, total, concurrency, viaFetcher('/gz'));
+    if (args.includes('--tls')) await tlsBench(total, concurrency, parFetcher);
     console.log(`SHA-1 of an 18 KB page alone: ${sha1Cost(page(18 * 1024)).toFixed(1)} µs CPU; streaming with SHA-1 over buffered: ` +
       `${(parSink - parFetcher).toFixed(1)} µs/request at c=${concurrency}`);
     console.log(`HttpFetcher CPU overhead over undici.request: ${(seqFetcher - seqUndici).toFixed(1)} µs/request ` +
@@ -132,6 +145,36 @@ async function main(): Promise<void> {
   } finally {
     await fetcher.close();
     await agent.close();
+    child.kill();
+  }
+}
+
+/** HTTPS through the same fetcher: what TLS adds per request on kept-alive connections, and per new connection. */
+async function tlsBench(total: number, concurrency: number, plainCpuUs: number): Promise<void> {
+  const certs = testCertificates({ names: [TLS_NAME, `*.${TLS_NAME}`], expiredName: 'expired.tls.test', selfSignedName: 'self.tls.test' });
+  const pemFile = join(tmpdir(), `fetcher-bench-${process.pid}.json`);
+  writeFileSync(pemFile, JSON.stringify(certs.good));
+  const child = fork(process.argv[1], ['--serve', '--pem', pemFile], { stdio: 'inherit' });
+  const port = await new Promise<number>((resolve) => child.once('message', (p) => resolve(Number(p))));
+  const fetcher = new HttpFetcher({
+    userAgent: 'crawlstream-bench/1.0', connectTimeoutMs: 5000, headersTimeoutMs: 5000, totalTimeoutMs: 10_000,
+    maxBodyBytes: 10 * 1024 * 1024, allowNetworks: ['127.0.0.0/8'], maxConnections: 256,
+    resolve: () => Promise.resolve([HOST]), tls: { verify: 'on', ca: certs.caPem },
+  });
+  const one = (host: (i: number) => string) => async (i: number) => {
+    const o = await fetcher.fetch(`https://${host(i)}:${port}/`);
+    if (o.status !== 200 || o.error) throw new Error(o.error || `status ${o.status}`);
+    return o.bytes;
+  };
+  try {
+    await run('warm-up', 2000, concurrency, one(() => TLS_NAME));
+    const tls = await run(`c=${concurrency}, HttpFetcher, 18 KB identity over TLS`, total, concurrency, one(() => TLS_NAME));
+    // Each request to a host name of its own: a new connection, a full handshake (no session to resume).
+    const fresh = await run('sequential, HttpFetcher, TLS, a new connection each', Math.min(total, 1000), 1, one((i) => `h${i}.${TLS_NAME}`));
+    console.log(`TLS over plain HTTP: ${(tls - plainCpuUs).toFixed(1)} µs CPU/request on kept-alive connections at c=${concurrency}; ` +
+      `${fresh.toFixed(0)} µs CPU for a request on a new connection (handshake, certificate check)`);
+  } finally {
+    await fetcher.close();
     child.kill();
   }
 }

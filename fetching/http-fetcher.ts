@@ -4,70 +4,19 @@
 import { isIP } from 'node:net';
 import { Agent, buildConnector } from 'undici';
 import { guardConnector } from './connection-guard.js';
-import { DnsCache, DnsLookupError, filterAllowed, policyLookup, type Resolver } from './dns-cache.js';
+import { DnsCache, DnsLookupError, filterAllowed, policyLookup } from './dns-cache.js';
 import { NetworkPolicy } from './network-policy.js';
 import { ResponseCollector, type ErrorKind } from './response-collector.js';
 import { parseContentType, resolveLocation } from './response-head.js';
 import { parseRetryAfter } from './retry-after.js';
 import { SocketBudget, originKey } from './socket-budget.js';
+import { describeCertificateProblem, parseCaPem, tlsConnectOptions, type TargetTlsOptions, type TlsOptions } from './tls-policy.js';
+import { proxyName, type ProxyEndpoint, type ProxyRoute } from './proxy-route.js';
+import { failure, type FetcherOptions, type FetchInit, type FetchOutcome } from './fetch-outcome.js';
+import { ProxyAgents, proxyVerdict } from './proxy-dispatch.js';
 
 export type { ErrorKind } from './response-collector.js';
-
-export interface FetcherOptions {
-  userAgent: string;
-  connectTimeoutMs: number; headersTimeoutMs: number; totalTimeoutMs: number; // total = whole request incl. body
-  maxBodyBytes: number;          // applied to bytes on the wire AND again after decompression (default 10 MiB)
-  allowNetworks: string[];       // CIDRs opened despite the private/loopback/link-local refusal
-  maxConnections?: number;       // total sockets (default 256); keep-alive reuse per origin
-  dnsCacheMs?: number;           // default 5 minutes
-  /** Replaces system DNS (tests, synthetic webs); its answers still go through the network policy. */
-  resolve?: Resolver;
-}
-
-export interface FetchInit {
-  headers?: Record<string, string>;
-  signal?: AbortSignal;
-  /** This request's cap on wire bytes and on decoded bytes, instead of FetcherOptions.maxBodyBytes. */
-  maxBodyBytes?: number;
-  /**
-   * The address to connect to, as resolved earlier (the crawl's resolve stage, which limits requests
-   * per address): the policy still checks it, and no other DNS answer is used for this request.
-   */
-  address?: string;
-  /**
-   * Streaming mode: decoded (decompressed) chunks are handed over as they arrive, in order, and never
-   * after fetch() resolved; outcome.body stays empty while outcome.bytes still counts them. A sink that
-   * throws ends the request with error kind 'sink'.
-   */
-  bodySink?: (chunk: Buffer) => void;
-}
-
-export interface FetchOutcome {
-  status: number;                // 0 when no response was received
-  error: string;                 // '' on success, else '<kind>: <what happened, with numbers>'
-  errorKind: ErrorKind;
-  headers: Record<string, string>;  // lowercased names; at most 64 headers, values capped at 2 KB
-  body: Buffer;                  // decoded (decompressed) body, at most maxBodyBytes; partial bodies are kept; empty with a bodySink
-  bytes: number;                 // decoded bytes, kept in body or handed to the bodySink
-  wireBytes: number;
-  truncated: boolean;            // cut at our own size cap (errorKind body-too-large or decompression-bomb) only
-  sha1: string;                  // with a bodySink: hex SHA-1 of the `bytes` decoded bytes handed over; '' without a sink or a response
-  contentType: string;           // media type only, lowercased, e.g. 'text/html'
-  charset: string;               // from Content-Type header only ('' if none)
-  startedAt: number;             // epoch ms when the request started
-  elapsedMs: number; ttfbMs: number;
-  remoteAddress: string;
-  location: string;              // absolute, resolved against the URL, for 3xx; '' otherwise
-  retryAfterMs: number;          // parsed Retry-After for any status, 0 if absent/invalid
-  /** What an archive needs to write the exchange back faithfully (WARC). */
-  method: string;
-  requestHeaders: [string, string][];   // as sent, in order, host first ('' lists before dispatch)
-  httpVersion: string;           // '1.1' once a response arrived (undici hides a 1.0 server's minor version), else ''
-  statusText: string;            // reason phrase as received
-  responseHeaders: [string, string][];  // as received: order, case, repeats
-  /** A response arrived but its body is not whole (our caps, a timeout, a reset, an abort, undecodable). */
-  incomplete: boolean;
-}
+export type { FetcherOptions, FetchInit, FetchOutcome } from './fetch-outcome.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 const ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
@@ -91,6 +40,11 @@ export class HttpFetcher {
   private readonly dns: DnsCache;
   private readonly budget: SocketBudget;
   private readonly agent: Agent;
+  private readonly tlsSettings: TlsOptions;
+  private tlsOptions: TargetTlsOptions | undefined;
+  private readonly recordTls: boolean;
+  private readonly proxy: ProxyRoute | undefined;
+  private readonly proxyAgents: ProxyAgents;
   private closed = false;
   /** Hostname → the address its current request was resolved to (FetchInit.address). */
   private readonly pins = new Map<string, string>();
@@ -107,10 +61,31 @@ export class HttpFetcher {
     this.policy = new NetworkPolicy(options.allowNetworks ?? []);
     this.dns = new DnsCache(options.dnsCacheMs ?? 5 * 60_000, options.resolve);
     this.budget = new SocketBudget(maxConnections);
+    this.tlsSettings = options.tls ?? { verify: 'on', ca: '' };
+    if (this.tlsSettings.ca) parseCaPem(this.tlsSettings.ca); // a bad CA is an error now, not at the first https URL
+    this.recordTls = this.tlsSettings.verify === 'record';
+    this.proxy = options.proxy?.active ? options.proxy : undefined;
     const lookup = policyLookup(this.dns, this.policy, (hostname) => this.pins.get(hostname.toLowerCase()));
-    const connector = guardConnector(buildConnector({ timeout: this.connectTimeoutMs, lookup }) as never);
-    this.agent = new Agent({
-      connect: this.budget.wrap(connector) as never,
+    // The pinned address is the one dialled (lookup); TLS then runs on that socket with SNI and the
+    // certificate check carrying the URL's host name.
+    const plain = buildConnector({ timeout: this.connectTimeoutMs, lookup });
+    let secure: typeof plain | undefined;
+    // The TLS context (Node's ~140 roots parsed) is made at the first https connection: a crawl of
+    // http sites never pays for it.
+    const connector: typeof plain = (opts, cb) => opts.protocol === 'https:'
+      ? (secure ??= buildConnector({ timeout: this.connectTimeoutMs, lookup, ...this.tls() }))(opts, cb)
+      : plain(opts, cb);
+    this.agent = this.makeAgent(connector as never, maxConnections);
+    this.proxyAgents = new ProxyAgents((c) => this.makeAgent(c as never, maxConnections), this.connectTimeoutMs, () => this.tls());
+  }
+
+  private tls(): TargetTlsOptions {
+    return (this.tlsOptions ??= tlsConnectOptions(this.tlsSettings));
+  }
+
+  private makeAgent(connector: Parameters<typeof guardConnector>[0], maxConnections: number): Agent {
+    return new Agent({
+      connect: this.budget.wrap(guardConnector(connector) as never) as never,
       connections: maxConnections, // per origin; the budget keeps the total under the same number
       pipelining: 1,
       headersTimeout: this.headersTimeoutMs,
@@ -136,6 +111,7 @@ export class HttpFetcher {
     this.closed = true;
     this.budget.close();
     await this.agent.close();
+    await this.proxyAgents.close();
   }
 
   private async run(
@@ -171,11 +147,14 @@ export class HttpFetcher {
     // Time spent queued for a slot is not the server's fault: the request's clock starts now.
     const startedAt = Date.now();
     const t0 = performance.now();
-    const key = originKey(url.protocol, url.hostname, url.port);
+    const proxy = this.proxy?.proxyFor(url);
+    // Forwarded requests share the proxy's sockets: the budget counts them under the proxy's origin.
+    const forwarded = proxy !== undefined && url.protocol === 'http:';
+    const key = forwarded ? originKey(proxy.url.protocol, proxy.url.hostname, proxy.url.port) : originKey(url.protocol, url.hostname, url.port);
     this.budget.begin(key);
     let settled: Promise<void> = Promise.resolve();
     try {
-      const r = await this.exchange(url, init, startedAt, t0, key);
+      const r = await this.exchange(url, init, startedAt, t0, key, proxy);
       settled = r.settled;
       return r.outcome;
     } finally {
@@ -202,6 +181,7 @@ export class HttpFetcher {
     startedAt: number,
     t0: number,
     key: string,
+    proxy: ProxyEndpoint | undefined,
   ): Promise<{ outcome: FetchOutcome; settled: Promise<void> }> {
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     const port = url.port || (url.protocol === 'https:' ? '443' : '80');
@@ -213,9 +193,10 @@ export class HttpFetcher {
       // body can be hashed by whoever needs it; a streamed one cannot, so only streams are hashed here.
       sha1: init.bodySink !== undefined,
       startedAt: t0,
-      describeTarget: target,
+      describeTarget: proxy ? `${target} through the proxy ${proxyName(proxy)}` : target,
       connectTimeoutMs: this.connectTimeoutMs,
       headersTimeoutMs: this.headersTimeoutMs,
+      https: url.protocol === 'https:',
     });
     const phase = () => (collector.responseStarted ? 'while reading the body' : 'before a response arrived');
     const timer = setTimeout(
@@ -231,12 +212,12 @@ export class HttpFetcher {
     try {
       if (init.address) this.pins.set(host.toLowerCase(), init.address);
       else this.pins.delete(host.toLowerCase());
-      const checked = init.address ? this.checkAddresses([init.address]) : await this.checkDestination(host, collector);
+      const checked = init.address ? this.checkAddresses([init.address]) : await this.checkDestination(host, collector, proxy !== undefined);
       if ('kind' in checked) collector.stop(checked.kind, checked.message);
       else if (!collector.isDecided) {
         checkedAddress = checked.address;
         dispatched = true;
-        sent = this.dispatch(url, init.headers, collector);
+        sent = this.dispatch(url, init.headers, collector, proxy);
       }
       const c = await collector.result;
       // undici frees a keep-alive socket for the next request in a setImmediate after the response
@@ -245,6 +226,12 @@ export class HttpFetcher {
       const head = c.head;
       const { contentType, charset } = parseContentType(head?.first('content-type'));
       let { errorKind, error } = c;
+      let status = c.status;
+      if (proxy) ({ status, errorKind, error } = proxyVerdict(proxy, url, c, head));
+      if (status === 0 && c.status > 0) {
+        // The proxy answered in the target's place: no response of the target to record.
+        return { outcome: { ...failure(startedAt, t0, errorKind, error.slice(error.indexOf(':') + 1).trim()), requestHeaders: sent }, settled: collector.settled };
+      }
       // Decided by the collector, before the redirect check below (which finds a whole body wanting).
       const incomplete = c.status > 0 && c.errorKind !== '';
       let location = c.status >= 300 && c.status < 400 ? resolveLocation(head?.first('location'), url) : '';
@@ -253,8 +240,9 @@ export class HttpFetcher {
         error = `protocol: ${c.status} redirect without a usable Location header`;
         location = '';
       }
+      const tlsCode = status > 0 && this.recordTls && url.protocol === 'https:' ? this.budget.tlsProblem(key) : '';
       const outcome: FetchOutcome = {
-        status: c.status,
+        status,
         error,
         errorKind,
         headers: head ? head.headers : {},
@@ -268,15 +256,16 @@ export class HttpFetcher {
         startedAt,
         elapsedMs: Math.round(performance.now() - t0),
         ttfbMs: Math.round(c.ttfbMs),
-        remoteAddress: c.status > 0 ? this.budget.remoteAddress(key) || checkedAddress : '',
+        remoteAddress: status > 0 ? this.budget.remoteAddress(key) || checkedAddress : '',
         location,
         retryAfterMs: parseRetryAfter(head?.first('retry-after'), Date.now()),
         method: 'GET',
         requestHeaders: sent,
-        httpVersion: c.status > 0 ? '1.1' : '',
+        httpVersion: status > 0 ? '1.1' : '',
         statusText: c.statusText,
         responseHeaders: c.rawHeaders,
         incomplete,
+        tlsProblem: tlsCode ? describeCertificateProblem(tlsCode) : '',
       };
       // Requests that never reached undici (refused, DNS failure) hold no socket: free their slot now.
       return { outcome, settled: dispatched ? collector.settled : Promise.resolve() };
@@ -290,6 +279,7 @@ export class HttpFetcher {
   private async checkDestination(
     host: string,
     collector: ResponseCollector,
+    proxied = false,
   ): Promise<{ kind: ErrorKind; message: string } | { address: string }> {
     let addresses: string[];
     if (isIP(host)) {
@@ -303,6 +293,8 @@ export class HttpFetcher {
       try {
         addresses = await Promise.race([this.dns.resolve(host), slow, collector.result.then(() => [])]);
       } catch (err) {
+        // Behind a proxy, a name local DNS does not know is the proxy's to resolve (and to police).
+        if (proxied) return { address: '' };
         return { kind: 'dns', message: (err as Error).message };
       } finally {
         clearTimeout(timer);
@@ -322,9 +314,15 @@ export class HttpFetcher {
    * The address a request to `hostname` would connect to, under the network policy: what the crawl's
    * resolve stage keys requests by, so that hosts on one server share its limit. Never throws.
    */
-  async resolveAddress(hostname: string): Promise<{ address: string } | { kind: ErrorKind; message: string }> {
+  async resolveAddress(hostname: string, url?: string): Promise<{ address: string; key?: string } | { kind: ErrorKind; message: string }> {
     const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
     if (isIP(host)) return this.checkAddresses([host]);
+    let proxied = false;
+    try {
+      proxied = url !== undefined && this.proxy?.proxyFor(new URL(url)) !== undefined;
+    } catch {
+      // an unparsable URL fails at fetch time, with its reason
+    }
     let timer: NodeJS.Timeout | undefined;
     try {
       const addresses = await Promise.race([
@@ -335,6 +333,8 @@ export class HttpFetcher {
       ]);
       return this.checkAddresses(addresses);
     } catch (err) {
+      // Behind a proxy the server's address is unknown here: requests are grouped by host name instead.
+      if (proxied) return { address: '', key: `${host.toLowerCase()} (through the proxy)` };
       return { kind: 'dns', message: (err as Error).message };
     } finally {
       clearTimeout(timer);
@@ -342,34 +342,27 @@ export class HttpFetcher {
   }
 
   /** Returns the header lines sent, as undici writes them: host first, then ours in order (its own hop-by-hop Connection aside). */
-  private dispatch(url: URL, extra: Record<string, string> | undefined, collector: ResponseCollector): [string, string][] {
+  private dispatch(url: URL, extra: Record<string, string> | undefined, collector: ResponseCollector, proxy: ProxyEndpoint | undefined): [string, string][] {
     const headers: Record<string, string> = {
       'user-agent': this.userAgent,
       accept: ACCEPT,
       'accept-encoding': 'gzip, deflate, br',
     };
     if (extra) for (const [k, v] of Object.entries(extra)) headers[String(k).toLowerCase()] = String(v);
+    const route = proxy ? this.proxyAgents.route(proxy, url, headers) : { agent: this.agent, origin: url.origin, path: url.pathname + url.search, headers };
     try {
-      this.agent.dispatch({
-        origin: url.origin,
-        path: url.pathname + url.search,
+      route.agent.dispatch({
+        origin: route.origin,
+        path: route.path,
         method: 'GET',
-        headers,
+        headers: route.headers,
         headersTimeout: this.headersTimeoutMs,
         bodyTimeout: this.totalTimeoutMs,
       }, collector);
     } catch (err) {
       collector.onResponseError(undefined, err as Error);
     }
+    // What the origin server sees (a WARC request record): the proxy's own header stays out.
     return [['host', url.host], ...Object.entries(headers)];
   }
-}
-
-function failure(startedAt: number, t0: number, kind: ErrorKind, message: string): FetchOutcome {
-  return {
-    status: 0, error: `${kind}: ${message}`, errorKind: kind, headers: {}, body: Buffer.alloc(0), bytes: 0, wireBytes: 0,
-    truncated: false, sha1: '', contentType: '', charset: '', startedAt, elapsedMs: Math.round(performance.now() - t0), ttfbMs: 0,
-    remoteAddress: '', location: '', retryAfterMs: 0, method: 'GET', requestHeaders: [], httpVersion: '', statusText: '', responseHeaders: [],
-    incomplete: false,
-  };
 }

@@ -6,6 +6,8 @@ import type { Dispatcher } from 'undici';
 import { connectionResetInProgress } from './connection-guard.js';
 import { ContentDecoder, parseContentEncoding } from './content-decoder.js';
 import { parseResponseHead, type ResponseHead } from './response-head.js';
+import { describeCertificateProblem, isCertificateError } from './tls-policy.js';
+import { PROXY_ERROR } from './proxy-connector.js';
 
 /**
  * Why a fetch failed. After a response started, every kind but '' means the body is not whole:
@@ -15,7 +17,7 @@ import { parseResponseHead, type ResponseHead } from './response-head.js';
  * sink that threw. The partial body and the status are kept in every case.
  */
 export type ErrorKind = '' | 'timeout' | 'connect' | 'dns' | 'network-refused' | 'body-too-large'
-  | 'decompression-bomb' | 'bad-encoding' | 'protocol' | 'aborted' | 'body-incomplete' | 'sink';
+  | 'decompression-bomb' | 'bad-encoding' | 'protocol' | 'aborted' | 'body-incomplete' | 'sink' | 'tls' | 'proxy';
 
 export interface Collected {
   status: number;
@@ -43,6 +45,8 @@ export interface CollectorContext {
   describeTarget: string; // "host:port" for messages
   connectTimeoutMs: number;
   headersTimeoutMs: number;
+  /** The request goes over TLS (a connect timeout then includes the handshake). */
+  https?: boolean;
   /** Decoded chunks go here as they arrive instead of into `body`. */
   bodySink?: (chunk: Buffer) => void;
   sha1?: boolean;
@@ -196,8 +200,11 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
     const afterHeaders = this.status > 0;
     const got = `${this.wireBytes} body bytes`;
     if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-      return { kind: 'timeout', message: `connecting to ${target} took longer than ${this.ctx.connectTimeoutMs} ms` };
+      const what = this.ctx.https ? 'connecting to (and the TLS handshake with)' : 'connecting to';
+      return { kind: 'timeout', message: `${what} ${target} took longer than ${this.ctx.connectTimeoutMs} ms` };
     }
+    if (code === PROXY_ERROR) return { kind: 'proxy', message: detail };
+    if (isCertificateError(code)) return { kind: 'tls', message: `${describeCertificateProblem(code)} from ${target}` };
     if (code === 'UND_ERR_HEADERS_TIMEOUT') {
       return { kind: 'timeout', message: `no response headers from ${target} within ${this.ctx.headersTimeoutMs} ms` };
     }
@@ -222,11 +229,12 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
       return { kind: 'protocol', message: `invalid HTTP response from ${target} (${code || err.name}: ${detail})` };
     }
     if (CONNECT_CODES.has(code)) return { kind: 'connect', message: `${detail} (${target})` };
+    // Not the certificate: the handshake itself (a plain-HTTP server on an https URL, no shared cipher, a reset mid-way).
+    if (/^(ERR_TLS|ERR_SSL|EPROTO)/.test(code) || /secure TLS connection/i.test(detail)) {
+      return { kind: 'tls', message: `handshake with ${target} failed (${code}: ${detail})` };
+    }
     if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE') {
       return { kind: 'connect', message: `${target} closed the connection before responding (${code}: ${detail})` };
-    }
-    if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|EPROTO)/.test(code)) {
-      return { kind: 'connect', message: `TLS handshake with ${target} failed (${code}: ${detail})` };
     }
     return { kind: 'connect', message: `${target}: ${code ? `${code}: ` : ''}${detail}` };
   }

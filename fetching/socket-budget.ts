@@ -3,11 +3,16 @@
 // limit hold: at most `max` requests run at once (so busy sockets <= max), and before a new socket opens
 // at the limit, an idle socket of the least recently used origin without running requests is closed.
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 
 type Connector = (opts: ConnectParams, cb: (err: Error | null, socket: Socket | null) => void) => unknown;
 interface ConnectParams { hostname: string; protocol: string; port: string; [k: string]: unknown }
 
-interface OriginState { sockets: Set<Socket>; running: number; remoteAddress: string }
+interface OriginState {
+  sockets: Set<Socket>; running: number; remoteAddress: string;
+  /** Why the newest TLS socket's certificate did not verify (Node's code), '' when it did or for plain sockets. */
+  tlsProblem: string;
+}
 
 export function originKey(protocol: string, hostname: string, port: string): string {
   const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
@@ -86,6 +91,10 @@ export class SocketBudget {
     return this.origins.get(key)?.remoteAddress ?? '';
   }
 
+  tlsProblem(key: string): string {
+    return this.origins.get(key)?.tlsProblem ?? '';
+  }
+
   close(): void {
     this.closed = true;
     for (const w of this.waiters.splice(0)) w.fail(new Error('fetcher is closed'));
@@ -106,6 +115,8 @@ export class SocketBudget {
         const s = this.state(key);
         s.sockets.add(socket);
         s.remoteAddress = socket.remoteAddress ?? s.remoteAddress;
+        const tls = socket as Partial<TLSSocket>;
+        s.tlsProblem = tls.encrypted && tls.authorized === false ? String(tls.authorizationError ?? 'UNKNOWN') : '';
         socket.once('close', () => {
           if (s.sockets.delete(socket)) this.open--;
           this.forgetIfUnused(key, s);
@@ -132,7 +143,7 @@ export class SocketBudget {
   private state(key: string): OriginState {
     let s = this.origins.get(key);
     if (!s) {
-      s = { sockets: new Set(), running: 0, remoteAddress: '' };
+      s = { sockets: new Set(), running: 0, remoteAddress: '', tlsProblem: '' };
       this.origins.set(key, s);
     }
     return s;

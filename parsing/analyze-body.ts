@@ -38,6 +38,8 @@ export interface BodyAnalysis {
   contentHash: string;
   simhash: Uint8Array;
   links: ExtractedLink[];
+  /** RSS and Atom feeds an HTML page names (link rel=alternate). */
+  feeds?: string[];
 }
 
 const ZERO = new Uint8Array(8);
@@ -78,6 +80,6 @@ export function analyzeBody(input: BodyInput, parserModule?: ParserModule): Body
   return {
     ...out, kind: 'html', title: extract.title, canonical: extract.canonical, lang: extract.lang,
     metaNoindex: extract.metaNoindex, metaNofollow: extract.metaNofollow, textLength: extract.textLength, text: extract.text,
-    contentHash: extract.contentHash, simhash: extract.simhash, links: extract.links,
+    contentHash: extract.contentHash, simhash: extract.simhash, links: extract.links, feeds: extract.feeds ?? [],
   };
 }

@@ -235,3 +235,16 @@ test('should resolve path-absolute and absolute hrefs exactly as URL does agains
     }
   }
 });
+
+test('should name the RSS and Atom feeds a page links with rel=alternate, resolved, and nothing else', () => {
+  const page = extractPage(`<html><head><base href="/news/">
+    <link rel="alternate" type="application/rss+xml" title="RSS" href="feed.rss">
+    <link rel="Alternate Home" type="application/atom+xml; charset=utf-8" href="https://feeds.other.test/atom">
+    <link rel="alternate" type="application/rss+xml" href="feed.rss">
+    <link rel="alternate" type="text/html" hreflang="de" href="/de/">
+    <link rel="stylesheet" type="application/rss+xml" href="/not-a-feed">
+    <link rel="alternate" type="application/rss+xml" href="javascript:void(0)">
+  </head><body><a href="/a">a</a></body></html>`, 'http://site.test/index.html', 'crawlstream');
+  assert.deepEqual(page.feeds, ['http://site.test/news/feed.rss', 'https://feeds.other.test/atom']);
+  assert.deepEqual(page.links.map((l) => l.url), ['http://site.test/a'], 'a feed is no link');
+});

@@ -19,7 +19,13 @@ export interface PageExtract {
   textLength: number; // length of the whole visible text (UTF-16 code units), not cut
   contentHash: string; // hex SHA-1 of the UTF-8 of the whole visible text
   simhash: Buffer; // 8 bytes big-endian, over the main content when there is enough (simhash.ts)
+  /** RSS and Atom feeds the page names (<link rel=alternate type=application/rss+xml|atom+xml>), absolute, at most MAX_FEEDS. */
+  feeds?: string[];
 }
+
+export const MAX_FEEDS = 8;
+const ALTERNATE_REL = /(?:^|[\t\n\f\r ])alternate(?:$|[\t\n\f\r ])/i;
+const FEED_TYPE = /^\s*application\/(?:rss|atom)\+xml\s*(?:;|$)/i;
 
 export const MAX_LINKS_PER_PAGE = 5_000;
 export const MAX_ANCHOR_LENGTH = 256;
@@ -126,6 +132,7 @@ class PageWalker {
   private title: string | null = null;
   private baseHref: string | null = null;
   private canonicalHref: string | null = null;
+  private readonly feedHrefs: string[] = [];
   private lang = '';
   private metaLang = '';
   private metaNoindex = false;
@@ -250,6 +257,8 @@ class PageWalker {
       case 'link':
         if (this.canonicalHref === null && this.inBody === 0 && attribs.href !== undefined &&
           attribs.rel !== undefined && CANONICAL_REL.test(attr(attribs, 'rel')!)) this.canonicalHref = attr(attribs, 'href')!;
+        if (this.feedHrefs.length < MAX_FEEDS && attribs.href !== undefined && attribs.rel !== undefined && attribs.type !== undefined &&
+          ALTERNATE_REL.test(attr(attribs, 'rel')!) && FEED_TYPE.test(attr(attribs, 'type')!)) this.feedHrefs.push(attr(attribs, 'href')!);
         return -1;
       case 'html':
         if (this.lang === '') this.lang = attr(attribs, 'lang') ?? attr(attribs, 'xml:lang') ?? '';
@@ -336,8 +345,10 @@ class PageWalker {
       const url = parseUrl(this.canonicalHref, base);
       if (url !== null && (url.protocol === 'http:' || url.protocol === 'https:')) canonical = url.href;
     }
+    const feeds = [...new Set(this.feedHrefs.map((h) => parseUrl(h.trim(), base)).filter((u) => u !== null && (u.protocol === 'http:' || u.protocol === 'https:')).map((u) => u!.href))];
     const { text, textLength, contentHash, simhash } = this.digest.finish();
     return {
+      feeds,
       title: cap(collapse(this.title ?? ''), MAX_TITLE_LENGTH), canonical,
       lang: (this.lang.trim() || this.metaLang.trim()).toLowerCase().slice(0, 64),
       metaNoindex: this.metaNoindex, metaNofollow: this.metaNofollow, links: [...links.values()],

@@ -23,7 +23,7 @@ export interface HostSlot {
 /** The longest delay a request carries (an Avro int); Crawl-delays are kept within it (robots-gate.ts). */
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
-const RETRYABLE_ERRORS = new Set(['timeout', 'connect', 'dns', 'protocol', 'body-incomplete']);
+const RETRYABLE_ERRORS = new Set(['timeout', 'connect', 'dns', 'protocol', 'body-incomplete', 'proxy']);
 /** While releases are paused (crawlstream scale), a host is looked at again this often. */
 const PAUSED_RECHECK_MS = 200;
 

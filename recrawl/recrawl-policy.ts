@@ -46,10 +46,26 @@ const NEVER: RecrawlDecision = { intervalMs: 0, nextDueAt: 0 };
  * What follows a page fetch's outcome. Transient failures (5xx, 429, network) are retried by the
  * scheduler first; once given up, the URL keeps its interval. Redirects stop: the target is crawled
  * as a URL of its own. A URL that keeps answering 404/410 (twice in a row) stops.
+ *
+ * A feed (a sitemap-kind fetch that read an RSS or Atom feed, `feedIntervalMs` set) is fetched again
+ * after its publishing interval, so that a new entry is found within one interval of its appearing
+ * and fetched within two; a feed whose entries carry no dates follows the page rule. Sitemaps are
+ * not recrawled here: they are read again with robots.txt.
  */
-export function recrawlAfter(req: Pick<FetchRequest, 'kind' | 'recrawl_interval_ms' | 'previous_sha1' | 'gone_count'>,
-  outcome: { status: number; changed: boolean; startedAt: number }, c: RecrawlConfig): RecrawlDecision {
-  if (!c.recrawl || req.kind !== 'page') return NEVER;
+export function recrawlAfter(req: Pick<FetchRequest, 'kind' | 'recrawl_interval_ms' | 'previous_sha1' | 'gone_count'> & { via?: FetchRequest['via'] },
+  outcome: { status: number; changed: boolean; startedAt: number; feedIntervalMs?: number }, c: RecrawlConfig): RecrawlDecision {
+  if (!c.recrawl || req.kind === 'robots') return NEVER;
+  if (req.kind === 'sitemap') {
+    const ok = outcome.status >= 200 && outcome.status < 300;
+    // A 2xx that is no feed is a sitemap. Otherwise only a feed's recrawl (due again, so with an interval;
+    // a sitemap read again with robots.txt has none) goes on: it failed or was unchanged.
+    const feedRecrawl = req.via === 'recrawl' && req.recrawl_interval_ms > 0;
+    if (ok ? outcome.feedIntervalMs === undefined : !feedRecrawl) return NEVER;
+    if (ok && outcome.feedIntervalMs! > 0) {
+      const interval = Math.round(Math.min(c.recrawlMaxIntervalMs, Math.max(c.recrawlMinIntervalMs, outcome.feedIntervalMs!)));
+      return { intervalMs: interval, nextDueAt: outcome.startedAt + interval };
+    }
+  }
   const current = req.recrawl_interval_ms > 0 ? req.recrawl_interval_ms : c.recrawlMinIntervalMs;
   const clamp = (ms: number) => Math.round(Math.min(c.recrawlMaxIntervalMs, Math.max(c.recrawlMinIntervalMs, ms)));
   const { status } = outcome;
@@ -63,4 +79,19 @@ export function recrawlAfter(req: Pick<FetchRequest, 'kind' | 'recrawl_interval_
   } else if (status >= 400 && status < 500 && status !== 429) return NEVER;
   else interval = clamp(current);
   return { intervalMs: interval, nextDueAt: outcome.startedAt + interval };
+}
+
+/** Entries a feed's publishing interval is measured over: the newest ones say how it publishes now. */
+const INTERVAL_ENTRIES = 20;
+
+/**
+ * How often a feed gains an entry (ms), from its entries' dates: the mean gap between its newest
+ * ones, or half the age of the newest when that is longer (a feed that went quiet is fetched less
+ * and less often). Undefined with fewer than two distinct dates.
+ */
+export function publishingInterval(dates: readonly number[], now: number): number | undefined {
+  const known = [...new Set(dates.filter((d) => d > 0 && d <= now + 60_000))].sort((a, b) => b - a).slice(0, INTERVAL_ENTRIES);
+  if (known.length < 2) return undefined;
+  const gap = (known[0] - known[known.length - 1]) / (known.length - 1);
+  return Math.max(gap, (now - known[0]) / 2);
 }

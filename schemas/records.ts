@@ -183,6 +183,8 @@ export interface FetchResult {
   /** Digest and time of the URL's earlier capture, for a 304 to refer to. */
   previous_sha1: string;
   previous_captured_at: number;
+  /** With --tls-verify record: why the certificate would have been refused; '' otherwise. */
+  tls_problem: string;
   /** The lease the request belonged to, and the host's backoff generation it was released in. */
   lease_id: string;
   lease_epoch: number;
@@ -256,7 +258,7 @@ export const PLAIN_RESULT = {
   body_sha1: '', etag: '', last_modified: '', changed: true, priority: 0, recrawl_interval_ms: 0, next_due_at: 0, sitemap_depth: 0,
   sitemap_urls: 0, rendered_encoding: 'identity', rendered_body: Buffer.alloc(0), render_error: '', subrequests: [],
   http_version: '1.1', status_text: '', request_method: 'GET', request_headers: [] as HeaderLine[], response_headers: [] as HeaderLine[], truncation: '',
-  previous_sha1: '', previous_captured_at: 0, lease_id: '', lease_epoch: 0, address: '',
+  previous_sha1: '', previous_captured_at: 0, tls_problem: '', lease_id: '', lease_epoch: 0, address: '',
 } as const;
 
 /**
@@ -275,4 +277,6 @@ export interface SkippedUrl {
   depth: number;
   source_url: string;
   decided_at: number;
+  /** URLs the row stands for (normalize: every URL of one page dropped for one reason, `url` the first); absent means 1. */
+  url_count?: number;
 }

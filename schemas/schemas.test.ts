@@ -49,8 +49,8 @@ const result: FetchResult = {
   http_version: '1.1', status_text: 'Moved Permanently', request_method: 'GET',
   request_headers: [{ name: 'host', value: 'a.test' }, { name: 'user-agent', value: 'crawlstream/0.1' }],
   response_headers: [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }, { name: 'Set-Cookie', value: 'a=1' }, { name: 'Set-Cookie', value: 'b=2' }],
-  truncation: 'time', previous_sha1: 'd'.repeat(40), previous_captured_at: AT - 86_400_000, lease_id: 'a.test#17', lease_epoch: 3,
-  address: '127.0.0.9',
+  truncation: 'time', previous_sha1: 'd'.repeat(40), previous_captured_at: AT - 86_400_000, tls_problem: 'expired: the certificate has expired (CERT_HAS_EXPIRED)',
+  lease_id: 'a.test#17', lease_epoch: 3, address: '127.0.0.9',
 };
 const parsed: ParsedPage = {
   fetch_id: 'a.test#17', url: 'http://a.test/about', host: 'a.test', depth: 1, status: 200, final_url: 'http://a.test/about',
@@ -71,7 +71,7 @@ const duplicate: Duplicate = {
 
 const skipped: SkippedUrl = {
   url: 'http://c.test/private/x', host: 'c.test', reason: 'robots-disallowed', detail: 'Disallow: /private',
-  depth: 2, source_url: 'http://a.test/about', decided_at: AT,
+  depth: 2, source_url: 'http://a.test/about', decided_at: AT, url_count: 3,
 };
 
 const unfetched: UnfetchedUrl = {

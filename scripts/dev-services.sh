@@ -110,6 +110,7 @@ ensure_packages() {
   command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
   command -v mvn >/dev/null || missing+=(maven)
   command -v curl >/dev/null || missing+=(curl)
+  command -v openssl >/dev/null || missing+=(openssl)          # the TLS tests make their CA and certificates with it
   [[ -x /usr/sbin/clickhouse-server ]] || command -v clickhouse-server >/dev/null || missing+=(clickhouse-server)
   command -v clickhouse-client >/dev/null || missing+=(clickhouse-client)
   command -v chromium >/dev/null || missing+=(chromium)        # needed by the rendering tests

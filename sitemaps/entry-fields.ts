@@ -65,3 +65,30 @@ export function parseW3cDatetime(text: string): number | undefined {
   }
   return utc.getTime() - offsetMinutes * 60_000;
 }
+
+// RFC 822 dates as RSS 2.0 writes <pubDate> (with RFC 1123's four-digit years, the usual form):
+//   [Mon, ]06 Sep 2010 00:01[:00] (GMT | UT | Z | EST … PDT | military letter | +hhmm)
+const RFC822 = /^(?:[A-Za-z]{3},\s*)?(\d{1,2})\s+([A-Za-z]{3})\s+(\d{2}|\d{4})\s+(\d{2}):(\d{2})(?::(\d{2}))?\s*([A-Za-z]{1,3}|[+-]\d{4})?$/;
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const ZONES: Record<string, number> = { GMT: 0, UT: 0, UTC: 0, Z: 0, EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420 };
+
+/** Epoch ms of an RSS date; undefined for anything else (a zone it does not know is read as UTC). */
+export function parseRfc822Date(text: string): number | undefined {
+  const v = text.trim();
+  if (v.length > 40) return undefined;
+  const m = RFC822.exec(v);
+  if (!m) return undefined;
+  const month = MONTHS.indexOf(m[2].toLowerCase());
+  const day = Number(m[1]);
+  let year = Number(m[3]);
+  if (m[3].length === 2) year += year < 50 ? 2000 : 1900;
+  const [hour, minute, second] = [Number(m[4]), Number(m[5]), Number(m[6] ?? 0)];
+  if (month < 0 || day < 1 || hour > 23 || minute > 59 || second > 60) return undefined;
+  const utc = Date.UTC(year, month, day, hour, minute, Math.min(second, 59));
+  if (new Date(utc).getUTCDate() !== day) return undefined;
+  const zone = m[7] ?? 'GMT';
+  const offset = /^[+-]/.test(zone)
+    ? (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3, 5)))
+    : ZONES[zone.toUpperCase()] ?? 0;
+  return utc - offset * 60_000;
+}

@@ -53,6 +53,12 @@ export class LocationRule {
     return { ok: true };
   }
 
+  /** Whether a feed entry's link may enter the crawl: like a page's links, on any host. */
+  checkLink(loc: string): LocVerdict {
+    const parsed = parseLoc(loc);
+    return parsed instanceof URL ? { ok: true } : parsed;
+  }
+
   /** Whether a <sitemap><loc> of an index may be fetched as a child sitemap. */
   checkSitemap(loc: string): LocVerdict {
     const parsed = parseLoc(loc);

@@ -40,3 +40,7 @@ test('should throw on bounds that cannot be satisfied', () => {
   assert.throws(() => firstRecrawlIntervalHint({}, NOW, -1, MIN), RangeError);
   assert.throws(() => firstRecrawlIntervalHint({}, NOW, 0, Number.NaN), RangeError);
 });
+
+test('should give whole milliseconds, which an Avro long can hold, for half of an odd age', () => {
+  assert.equal(firstRecrawlIntervalHint({ lastmod: 1_000 }, 6_001, 1, 1e9), 2_501);
+});

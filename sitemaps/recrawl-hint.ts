@@ -35,7 +35,8 @@ export function firstRecrawlIntervalHint(
   if (!Number.isFinite(minMs) || !Number.isFinite(maxMs) || minMs < 0 || minMs > maxMs) {
     throw new RangeError(`need 0 <= minMs <= maxMs, got ${minMs} and ${maxMs}`);
   }
-  const clamp = (ms: number): number => Math.min(maxMs, Math.max(minMs, ms));
+  // Whole milliseconds: the interval is stored as an Avro long (half an odd age once dead-lettered a feed's batch).
+  const clamp = (ms: number): number => Math.round(Math.min(maxMs, Math.max(minMs, ms)));
   switch (entry.changefreq) {
     case 'always':
       return minMs;

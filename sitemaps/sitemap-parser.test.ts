@@ -175,11 +175,10 @@ test('should read concatenated gzip members as one file', () => {
   assert.deepEqual(r.urls.map((u) => u.loc), ['http://site.test/a', 'http://site.test/b']);
 });
 
-test('should report RSS, Atom and HTML documents as not sitemaps and stop reading', () => {
+test('should report RSS 1.0 and HTML documents as not sitemaps and stop reading', () => {
   const cases: [string, string, RegExp][] = [
-    ['<rss version="2.0"><channel><item><link>http://site.test/a</link></item></channel></rss>', 'rss', /RSS feeds are not read/],
-    ['<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="http://site.test/a"/></entry></feed>', 'atom', /Atom feeds are not read/],
-    ['<!DOCTYPE html><html><body><a href="http://site.test/a">x</a></body></html>', 'unknown', /root element <html> is neither/],
+    ['<rdf:RDF xmlns="http://purl.org/rss/1.0/"><item><link>http://site.test/a</link></item></rdf:RDF>', 'rdf', /RSS 1\.0 \(RDF\) feeds are not read/],
+    ['<!DOCTYPE html><html><body><a href="http://site.test/a">x</a></body></html>', 'unknown', /root element <html> is none of/],
   ];
   for (const [body, kind, message] of cases) {
     const p = new SitemapParser({ sitemapUrl: 'http://site.test/s.xml', onUrl: () => assert.fail('no URL expected'), onSitemap: () => {} });

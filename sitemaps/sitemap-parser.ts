@@ -1,11 +1,11 @@
 // Push-style sitemap parser: the fetcher feeds body chunks as they arrive and gets entries through
 // callbacks, one at a time; the file is never held whole. Reads XML sitemaps (<urlset>), sitemap
 // indexes (<sitemapindex>) and plain-text sitemaps, each optionally gzip-compressed (detected by the
-// magic bytes, whatever the Content-Type). RSS and Atom feeds are recognized and reported as
-// unsupported. Limits of sitemaps.org are enforced per file: maxUrls entries and maxBytes of
-// uncompressed data.
+// magic bytes, whatever the Content-Type), and RSS 2.0 and Atom feeds, whose entries are links to
+// pages on any host, with their dates as lastmod. Limits of sitemaps.org are enforced per file:
+// maxUrls entries and maxBytes of uncompressed data.
 import { GunzipStream, GZIP_MAGIC_0, GZIP_MAGIC_1 } from './gunzip-stream.js';
-import { parseChangefreq, parsePriority, parseW3cDatetime, type SitemapEntry } from './entry-fields.js';
+import { parseChangefreq, parsePriority, parseRfc822Date, parseW3cDatetime, type SitemapEntry } from './entry-fields.js';
 import { LocationRule, MAX_URL_LENGTH, type LocVerdict } from './location-rule.js';
 import { TextSitemapReader } from './text-reader.js';
 import { XmlSitemapReader, type RawEntry, type XmlRootKind } from './xml-reader.js';
@@ -20,7 +20,7 @@ export const MAX_SITEMAP_DEPTH = 2;
 export const DEFAULT_MAX_URLS = 50_000;
 export const DEFAULT_MAX_BYTES = 50 * 1024 * 1024;
 
-export type SitemapKind = 'urlset' | 'sitemapindex' | 'text' | 'rss' | 'atom' | 'unknown' | 'empty';
+export type SitemapKind = 'urlset' | 'sitemapindex' | 'text' | 'rss' | 'atom' | 'rdf' | 'unknown' | 'empty';
 /** Which bound cut the file: the sitemaps.org limits, or the parser's own memory bounds. */
 export type SitemapLimit = 'max-urls' | 'max-bytes' | 'max-markup' | 'max-depth';
 
@@ -204,11 +204,11 @@ export class SitemapParser {
 
   private onRoot(kind: XmlRootKind, name: string): void {
     this.summary.kind = kind;
-    if (kind === 'urlset' || kind === 'sitemapindex') return;
+    if (kind === 'urlset' || kind === 'sitemapindex' || kind === 'rss' || kind === 'atom') return;
     const message =
       kind === 'unknown'
-        ? `format: root element <${name}> is neither <urlset> nor <sitemapindex>; no URLs taken`
-        : `format: ${kind === 'rss' ? 'RSS' : 'Atom'} feeds are not read as sitemaps (unsupported); no URLs taken`;
+        ? `format: root element <${name}> is none of <urlset>, <sitemapindex>, <rss> and <feed>; no URLs taken`
+        : 'format: RSS 1.0 (RDF) feeds are not read (RSS 2.0 and Atom are); no URLs taken';
     this.fail(message);
   }
 
@@ -217,7 +217,8 @@ export class SitemapParser {
     const n = this.entries;
     const what = raw.element === 'url' ? 'URL' : 'sitemap';
     if (raw.locTooLong) return this.invalid(`entry ${n}: ${what} longer than ${MAX_URL_LENGTH} characters`);
-    if (raw.loc === '') return this.invalid(`entry ${n}: <${raw.element}> without <loc>`);
+    if (raw.loc === '') return this.invalid(`entry ${n}: <${raw.element}> without ${raw.element === 'item' ? '<link>' : raw.element === 'entry' ? '<link href>' : '<loc>'}`);
+    if (raw.element === 'item' || raw.element === 'entry') return this.onFeedEntry(n, raw);
     const lastmod = this.field(n, 'lastmod', raw.lastmod, parseW3cDatetime);
     if (raw.element === 'sitemap') {
       if (this.depth >= MAX_SITEMAP_DEPTH) {
@@ -238,6 +239,17 @@ export class SitemapParser {
     if (changefreq !== undefined) entry.changefreq = changefreq;
     const priority = this.field(n, 'priority', raw.priority, parsePriority);
     if (priority !== undefined) entry.priority = priority;
+    this.summary.urls++;
+    this.options.onUrl(entry);
+  }
+
+  /** A feed's entry is a link to a page, on any host, dated by its publication or update. */
+  private onFeedEntry(n: number, raw: RawEntry): void {
+    if (!this.accept(n, 'link', this.rule.checkLink(raw.loc))) return;
+    const entry: SitemapEntry = { loc: raw.loc };
+    const name = raw.element === 'item' ? 'pubDate' : 'updated';
+    const lastmod = this.field(n, name, raw.lastmod, raw.element === 'item' ? parseRfc822Date : parseW3cDatetime);
+    if (lastmod !== undefined) entry.lastmod = lastmod;
     this.summary.urls++;
     this.options.onUrl(entry);
   }

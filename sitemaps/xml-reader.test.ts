@@ -41,7 +41,8 @@ test('should mark an over-long field as empty so that it is dropped, not read fr
 
 test('should name the root kind, including feeds and other documents', () => {
   assert.deepEqual(read('<sitemapindex/>').events, ['root sitemapindex sitemapindex']);
-  assert.deepEqual(read('<rdf:RDF/>').events, ['root rss rdf:RDF']);
+  assert.deepEqual(read('<rdf:RDF/>').events, ['root rdf rdf:RDF']);
+  assert.deepEqual(read('<rss/>').events, ['root rss rss']);
   assert.deepEqual(read('<feed/>').events, ['root atom feed']);
   assert.deepEqual(read('<svg/>').events, ['root unknown svg']);
 });

@@ -1,5 +1,6 @@
-// Streams the entries out of an XML sitemap (<urlset>) or sitemap index (<sitemapindex>) with
-// htmlparser2 in xmlMode. htmlparser2 never reads a DTD: <!DOCTYPE> and <!ENTITY> are skipped as
+// Streams the entries out of an XML sitemap (<urlset>), a sitemap index (<sitemapindex>), an RSS 2.0
+// feed (<rss><channel><item>) or an Atom feed (<feed><entry>) with htmlparser2 in xmlMode: a feed is
+// read as a sitemap is (sitemaps.org accepts both as sitemaps), with the same bounds. htmlparser2 never reads a DTD: <!DOCTYPE> and <!ENTITY> are skipped as
 // declarations, so external entities (XXE) are never fetched and user entities (billion laughs) stay
 // the literal text "&name;". It is lenient like the sitemap readers of search engines: a raw "&" in a
 // URL, a missing namespace or an unclosed tag does not lose the entries around it.
@@ -22,15 +23,16 @@ export const MAX_MARKUP_CHARS = 64 * 1024;
 const LOC_SLACK = 256;
 const FIELD_CAP = 128;
 
-export type XmlRootKind = 'urlset' | 'sitemapindex' | 'rss' | 'atom' | 'unknown';
+export type XmlRootKind = 'urlset' | 'sitemapindex' | 'rss' | 'atom' | 'rdf' | 'unknown';
 
 export interface RawEntry {
-  /** <url> in a urlset, <sitemap> in an index. */
-  element: 'url' | 'sitemap';
-  /** Trimmed text of the first <loc>; '' when absent. */
+  /** <url> in a urlset, <sitemap> in an index, <item> in an RSS feed, <entry> in an Atom feed. */
+  element: 'url' | 'sitemap' | 'item' | 'entry';
+  /** Trimmed text of the first <loc> (RSS: <link>, else a permalink <guid>; Atom: the alternate <link href>); '' when absent. */
   loc: string;
   /** The <loc> text ran past the cap and was cut. */
   locTooLong: boolean;
+  /** <lastmod>; RSS <pubDate> (RFC 822); Atom <updated>, else <published> (RFC 3339). */
   lastmod?: string;
   changefreq?: string;
   priority?: string;
@@ -49,8 +51,24 @@ export interface XmlSink {
   cut(limit: 'max-markup' | 'max-depth', message: string): void;
 }
 
-type Field = 'loc' | 'lastmod' | 'changefreq' | 'priority';
-const FIELDS: ReadonlySet<string> = new Set(['loc', 'lastmod', 'changefreq', 'priority']);
+type Field = 'loc' | 'lastmod' | 'changefreq' | 'priority' | 'guid' | 'published';
+
+/** Where a document kind keeps its entries: their element and depth, and which children are read as which field. */
+interface Layout {
+  entries: Record<string, RawEntry['element']>;
+  depth: number;
+  /** The element between the root and the entries (RSS's <channel>). */
+  via?: string;
+  fields: Record<string, Field>;
+}
+
+const SITEMAP_FIELDS: Record<string, Field> = { loc: 'loc', lastmod: 'lastmod', changefreq: 'changefreq', priority: 'priority' };
+const LAYOUTS: Partial<Record<XmlRootKind, Layout>> = {
+  urlset: { entries: { url: 'url', sitemap: 'sitemap' }, depth: 2, fields: SITEMAP_FIELDS },
+  sitemapindex: { entries: { url: 'url', sitemap: 'sitemap' }, depth: 2, fields: SITEMAP_FIELDS },
+  rss: { entries: { item: 'item' }, depth: 3, via: 'channel', fields: { link: 'loc', pubdate: 'lastmod', guid: 'guid' } },
+  atom: { entries: { entry: 'entry' }, depth: 2, fields: { updated: 'lastmod', published: 'published' } },
+};
 
 export class XmlSitemapReader {
   private readonly parser: Parser;
@@ -61,7 +79,11 @@ export class XmlSitemapReader {
   private rootKind: XmlRootKind | undefined;
   private rootClosed = false;
   private prefix = '';
-  private entry: RawEntry | undefined;
+  private layout: Layout | undefined;
+  private entry: (RawEntry & { published?: string }) | undefined;
+  /** An RSS <guid> that is a permalink, used when an item has no <link>. */
+  private guid = '';
+  private guidIsPermaLink = true;
   private field: Field | undefined;
   private text = '';
   private textTooLong = false;
@@ -71,7 +93,7 @@ export class XmlSitemapReader {
   constructor(private readonly sink: XmlSink) {
     this.parser = new Parser(
       {
-        onopentag: (name) => this.guard() && this.open(name),
+        onopentag: (name, attribs) => this.guard() && this.open(name, attribs),
         onclosetag: (name) => this.guard() && this.close(name),
         ontext: (text) => this.onText(text),
         oncomment: () => this.guard(),
@@ -140,7 +162,7 @@ export class XmlSitemapReader {
     return prefix === this.prefix ? name.slice(colon + 1).toLowerCase() : undefined;
   }
 
-  private open(name: string): boolean {
+  private open(name: string, attribs: Record<string, string>): boolean {
     this.depth++;
     if (this.depth > MAX_XML_DEPTH) {
       return this.cut('max-depth', `xml: elements nested deeper than ${MAX_XML_DEPTH}; parsing stopped`);
@@ -153,18 +175,46 @@ export class XmlSitemapReader {
       }
       return true;
     }
-    if (this.rootClosed || (this.rootKind !== 'urlset' && this.rootKind !== 'sitemapindex')) return true;
+    const layout = this.layout;
+    if (this.rootClosed || layout === undefined) return true;
     const local = this.localName(name);
-    if (this.depth === 2 && (local === 'url' || local === 'sitemap')) {
-      if ((local === 'url') === (this.rootKind === 'urlset')) {
-        this.entry = { element: local, loc: '', locTooLong: false };
+    if (local === undefined) return true;
+    if (layout.via !== undefined && this.depth === layout.depth - 1 && local === layout.via) this.containerOpen = true;
+    if (this.depth === layout.depth && this.entry === undefined && this.inContainer && local in layout.entries) {
+      const element = layout.entries[local];
+      if (this.rootKind === 'sitemapindex' ? element === 'sitemap' : this.rootKind !== 'urlset' || element === 'url') {
+        this.entry = { element, loc: '', locTooLong: false };
+        this.guid = '';
+        this.guidIsPermaLink = true;
       } else this.sink.misplaced(local);
-    } else if (this.depth === 3 && this.entry !== undefined && local !== undefined && FIELDS.has(local)) {
-      this.field = local as Field;
-      this.text = '';
-      this.textTooLong = false;
+    } else if (this.depth === layout.depth + 1 && this.entry !== undefined) {
+      if (this.rootKind === 'atom' && local === 'link') this.atomLink(attribs);
+      const field = layout.fields[local];
+      if (field !== undefined) {
+        if (field === 'guid') this.guidIsPermaLink = (attribs.isPermaLink ?? attribs.ispermalink ?? 'true').trim().toLowerCase() !== 'false';
+        this.field = field;
+        this.text = '';
+        this.textTooLong = false;
+      }
     }
     return true;
+  }
+
+  /** RSS items live in <channel>; the other kinds' entries sit right under the root. */
+  private get inContainer(): boolean {
+    return this.layout?.via === undefined || this.containerOpen;
+  }
+
+  private containerOpen = false;
+
+  /** Atom: the entry's page is its first <link> with rel alternate (or no rel). */
+  private atomLink(attribs: Record<string, string>): void {
+    const entry = this.entry!;
+    const rel = (attribs.rel ?? 'alternate').trim().toLowerCase();
+    if (rel !== 'alternate' || entry.loc !== '' || entry.locTooLong || attribs.href === undefined) return;
+    const href = attribs.href.trim();
+    entry.locTooLong = href.length > MAX_URL_LENGTH;
+    entry.loc = entry.locTooLong ? '' : href;
   }
 
   private openRoot(name: string): void {
@@ -172,36 +222,47 @@ export class XmlSitemapReader {
     this.prefix = colon < 0 ? '' : name.slice(0, colon);
     const local = name.slice(colon + 1).toLowerCase();
     this.rootKind =
-      local === 'urlset' || local === 'sitemapindex'
+      local === 'urlset' || local === 'sitemapindex' || local === 'rss'
         ? local
-        : local === 'rss' || local === 'rdf'
-          ? 'rss'
+        : local === 'rdf'
+          ? 'rdf'
           : local === 'feed'
             ? 'atom'
             : 'unknown';
+    this.layout = LAYOUTS[this.rootKind];
     this.sink.root(this.rootKind, shortName(name));
   }
 
   private close(_name: string): boolean {
     const depth = this.depth--;
     if (this.rootClosed) return true;
+    const layout = this.layout;
     if (depth === 1) {
       this.rootClosed = true;
-    } else if (depth === 2 && this.entry !== undefined) {
+    } else if (layout === undefined) {
+      return true;
+    } else if (depth === layout.depth && this.entry !== undefined) {
       const entry = this.entry;
       this.entry = undefined;
+      if (entry.loc === '' && !entry.locTooLong && this.guidIsPermaLink && /^https?:\/\//i.test(this.guid)) entry.loc = this.guid;
+      if (entry.lastmod === undefined && entry.published !== undefined) entry.lastmod = entry.published;
+      delete entry.published;
       this.sink.entry(entry);
-    } else if (depth === 3 && this.field !== undefined && this.entry !== undefined) {
+    } else if (depth === layout.depth + 1 && this.field !== undefined && this.entry !== undefined) {
       this.saveField(this.entry, this.field);
       this.field = undefined;
+    } else if (layout.via !== undefined && depth === layout.depth - 1) {
+      this.containerOpen = false;
     }
     return true;
   }
 
-  private saveField(entry: RawEntry, field: Field): void {
+  private saveField(entry: RawEntry & { published?: string }, field: Field): void {
     const value = this.text.trim();
     this.text = '';
-    if (field === 'loc') {
+    if (field === 'guid') {
+      if (this.guid === '' && !this.textTooLong) this.guid = value;
+    } else if (field === 'loc') {
       // The first <loc> wins; a second one in the same entry is ignored.
       if (entry.loc === '' && !entry.locTooLong) {
         entry.loc = this.textTooLong ? '' : value;
@@ -214,7 +275,7 @@ export class XmlSitemapReader {
   }
 
   private onText(text: string): void {
-    if (this.stopped || this.ending || this.field === undefined || this.depth !== 3) return;
+    if (this.stopped || this.ending || this.field === undefined || this.layout === undefined || this.depth !== this.layout.depth + 1) return;
     // Leading whitespace is skipped before it is kept, so indentation does not eat into the cap.
     const piece = this.text === '' ? text.trimStart() : text;
     if (piece === '' || this.textTooLong) return;

@@ -69,12 +69,14 @@ export class Site {
   nav: Array<[string, string]> = [['/', 'Home']];
   dynamic?: (req: IncomingMessage, res: ServerResponse, key: string) => boolean;
 
+  /** `address` is what URLs name the host by: its IP address, or a name given to the crawler with --resolve. */
   constructor(
     readonly name: string,
     readonly address: string,
     readonly port: number,
+    readonly scheme: 'http' | 'https' = 'http',
   ) {
-    this.origin = `http://${address}:${port}`;
+    this.origin = `${scheme}://${address}:${port}`;
     this.siteName = name;
   }
 

@@ -6,11 +6,13 @@
 // 127.30.0.1+; the host order inside each range is documented in scenario-test.ts / -bench.ts / -demo.ts.
 // The server-side request log (`requests`) is the ground truth for politeness and robots assertions.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { buildBenchScenario, DEFAULT_BENCH } from './scenario-bench.js';
 import { buildDemoScenario, DEMO_HOST_NAMES } from './scenario-demo.js';
 import { buildFreshScenario, FRESH_HOST_NAMES, type FreshTruth } from './scenario-fresh.js';
 import { buildSharedScenario } from './scenario-shared.js';
+import { buildTlsScenario, TLS_HOST_NAMES, tlsServerPair, type TlsTruth } from './scenario-tls.js';
 import { type BuiltScenario, buildTestScenario, type HostHandler, TEST_HOST_NAMES } from './scenario-test.js';
 import type { ScenarioName, SyntheticWeb, SyntheticWebOptions, WebRequest } from './types.js';
 
@@ -33,6 +35,7 @@ export const DEFAULT_FIRST_ADDRESS: Record<ScenarioName, string> = {
   demo: '127.30.0.1',
   fresh: '127.40.0.1',
   shared: '127.50.0.1',
+  tls: '127.60.0.1',
 };
 
 const BIND_ATTEMPTS = 20;
@@ -120,7 +123,8 @@ function record(entry: WebRequest, req: IncomingMessage, res: ServerResponse): v
   socket.once('close', done);
 }
 
-function build(options: SyntheticWebOptions, addresses: string[], port: number): BuiltScenario & { fresh?: FreshTruth } {
+function build(options: SyntheticWebOptions, addresses: string[], port: number): BuiltScenario & { fresh?: FreshTruth; tls?: TlsTruth } {
+  if (options.scenario === 'tls') return buildTlsScenario(addresses, port);
   if (options.scenario === 'test') return buildTestScenario(addresses, port);
   if (options.scenario === 'fresh') return buildFreshScenario(addresses, port);
   if (options.scenario === 'shared') return buildSharedScenario(addresses, port);
@@ -133,6 +137,7 @@ function hostCount(options: SyntheticWebOptions): number {
   if (options.scenario === 'demo') return DEMO_HOST_NAMES.length;
   if (options.scenario === 'fresh') return FRESH_HOST_NAMES.length;
   if (options.scenario === 'shared') return 1;
+  if (options.scenario === 'tls') return TLS_HOST_NAMES.length;
   if (options.scenario === 'bench') return options.bench?.hosts ?? DEFAULT_BENCH.hosts;
   throw new Error(`unknown scenario ${String(options.scenario)}`);
 }
@@ -146,7 +151,9 @@ export async function startSyntheticWeb(options: SyntheticWebOptions): Promise<S
   let port = 0;
 
   const make = (address: string): Server => {
-    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    // The 'tls' scenario serves some of its hosts over HTTPS, each with its certificate.
+    const pair = options.scenario === 'tls' ? tlsServerPair(addresses.indexOf(address)) : undefined;
+    const listener = (req: IncomingMessage, res: ServerResponse) => {
       const entry: WebRequest = {
         host: `${address}:${port}`,
         path: req.url ?? '',
@@ -168,7 +175,10 @@ export async function startSyntheticWeb(options: SyntheticWebOptions): Promise<S
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end(`synthetic web bug: ${String(err)}\n`);
         else res.destroy();
       }
-    });
+    };
+    const server: Server = pair ? createTlsServer({ key: pair.key, cert: pair.cert }, listener) : createServer(listener);
+    // A crawler refusing a bad certificate is what the 'tls' scenario is for: not an error here.
+    if (pair) server.on('tlsClientError', () => {});
     server.on('connection', (socket: Socket) => {
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));
@@ -203,6 +213,7 @@ export async function startSyntheticWeb(options: SyntheticWebOptions): Promise<S
     requests,
     expected: built.expected,
     fresh: built.fresh,
+    tls: built.tls,
     endpoints: built.endpoints,
     resetLog(): void {
       requests.length = 0;

@@ -1,8 +1,8 @@
 // The embedded runtime: every processor of the topology in one process, over a durable partitioned
 // log, with LevelDB stores. All tasks commit through one group commit (group-commit.ts): the outputs
 // are appended to the log, then ONE LevelDB batch records the store writes, the input positions and
-// the new log ends. A kill -9 at any point leaves either the whole commit or none of it (DESIGN
-// §3.3). Opening refuses a data directory whose state does not match its log (data-dir.ts) and
+// the new log ends. A kill -9 at any point leaves either the whole commit or none of it. Opening
+// refuses a data directory whose state does not match its log (data-dir.ts) and
 // passes readers over records that log damage made unreadable (log-damage.ts). A failed commit is
 // fatal: nothing is appended or committed after it, and every wait (produce, whenIdle, stop) ends
 // with its error.

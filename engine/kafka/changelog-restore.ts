@@ -1,5 +1,5 @@
 // Restoring a task's LevelDB from its compacted changelog partitions before the task processes
-// anything (DESIGN §2). Reads with read_committed from the local checkpoint to the end offset taken
+// anything. Reads with read_committed from the local checkpoint to the end offset taken
 // at the start; transaction markers count as consumed, so the restore ends even when the last
 // offsets of a partition are markers.
 import type { Admin, Kafka } from 'kafkajs';

@@ -1,7 +1,7 @@
 // One task on Kafka: its stores in a local LevelDB restored from compacted changelogs, and a
 // transactional producer of its own. A commit is one Kafka transaction holding the task's output
 // records, its store changes (to the changelogs), its input positions and the consumer offsets:
-// all of it becomes visible together or not at all (DESIGN §3.3), and a task that moves to
+// all of it becomes visible together or not at all, and a task that moves to
 // another worker fences the producer of its old owner.
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';

@@ -1,6 +1,6 @@
 // A KeyValueStore over LevelDB. Writes go to an in-memory overlay that the runtime takes at commit
 // time and writes in the same atomic batch as the task's output and input position, so the store
-// never runs ahead of what downstream can see (DESIGN §3.3).
+// never runs ahead of what downstream can see.
 //
 // Physical key: [store prefix][virtual bucket, u16 BE][encoded key]. The bucket prefix lets a task
 // iterate exactly the buckets it owns and lets `scale` move a bucket's state as one range.

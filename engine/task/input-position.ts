@@ -2,7 +2,7 @@
 // order, so the committed position is the oldest record not yet finished (`base`) plus the offsets
 // above it that are already finished (`done`): a restart resumes at `base` and skips `done`. This is
 // what lets a slow host hold back only its own record, not the commit of everything behind it
-// (DESIGN §3.4, as Confluent's parallel consumer does).
+// (as Confluent's parallel consumer does).
 
 export interface InputPosition {
   base: number;

@@ -1,7 +1,7 @@
 // Fetchers and loopback servers for the fetcher's tests, closed when the test file ends.
 import { after } from 'node:test';
 import { HttpFetcher, type FetcherOptions } from '../http-fetcher.js';
-import { startHttpServer, startRawServer, type TestServer } from './test-servers.js';
+import { startHttpServer, startHttpsServer, startRawServer, type TestServer } from './test-servers.js';
 
 export const MiB = 1024 * 1024;
 
@@ -24,6 +24,11 @@ export function fetcherTestKit() {
     },
     async http(host: string, handler: Parameters<typeof startHttpServer>[1]): Promise<TestServer> {
       const s = await startHttpServer(host, handler);
+      servers.push(s);
+      return s;
+    },
+    async https(host: string, pair: { key: string; cert: string }, handler: Parameters<typeof startHttpServer>[1]): Promise<TestServer> {
+      const s = await startHttpsServer(host, pair, handler);
       servers.push(s);
       return s;
     },

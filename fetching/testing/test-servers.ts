@@ -1,6 +1,7 @@
 // Loopback servers for the fetcher's tests and benchmark: well-behaved HTTP and raw TCP for the hostile
 // cases (silence, trickling, garbage). Each tracks its connections so tests can assert on socket reuse.
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
 export interface TestServer {
@@ -13,12 +14,12 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-function track(server: Server, host: string): Promise<TestServer> {
+function track(server: Server, host: string, scheme = 'http'): Promise<TestServer> {
   const sockets = new Set<Socket>();
   const state: TestServer = {
     host,
     port: 0,
-    url: (path = '/') => `http://${host.includes(':') ? `[${host}]` : host}:${state.port}${path}`,
+    url: (path = '/') => `${scheme}://${host.includes(':') ? `[${host}]` : host}:${state.port}${path}`,
     connections: 0,
     open: 0,
     close: () =>
@@ -55,6 +56,20 @@ export function startHttpServer(
     handler(req, res);
   });
   return track(server, host);
+}
+
+/** An HTTPS server with the given key and certificate; `url()` names its address (give names with --resolve-style pins). */
+export function startHttpsServer(
+  host: string,
+  pair: { key: string; cert: string },
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<TestServer> {
+  const server = createHttpsServer({ key: pair.key, cert: pair.cert, keepAliveTimeout: 30_000 }, (req, res) => {
+    res.on('error', () => {});
+    handler(req, res);
+  });
+  server.on('tlsClientError', () => {}); // a client refusing our certificate is what some tests want
+  return track(server, host, 'https');
 }
 
 /** A TCP server that speaks whatever `onSocket` writes, for responses no HTTP library would produce. */

@@ -1,8 +1,7 @@
 // dedup: normalized → deduped. Passes each canonical URL on once per crawl (and again as its
 // in-links double), a batch's survivors together. A Bloom filter answers "certainly new" from memory; "maybe
 // seen" is settled by the exact seen-set in LevelDB. The fingerprint is written in the same commit as
-// the forwarded record, so the seen-set can never swallow a URL whose record was not passed on
-// (DESIGN §3.3).
+// the forwarded record, so the seen-set can never swallow a URL whose record was not passed on.
 import {
   defineProcessor, defineStore, type KeyValueStore, type Processor, type ProcessorContext, type RecordOf, type TopicValues,
 } from '../../engine/api.js';

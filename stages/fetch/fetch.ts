@@ -96,31 +96,40 @@ class Fetch implements Processor<In, Out> {
       if (!release) return; // abandoned while waiting: the task's new owner fetches it
       ctx.metrics.gauge('address.busiest', this.gate.busiest);
       if (request.kind === 'sitemap') {
-        const { outcome, summary, found, urls, kept, cut } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now, this.config.maxBodyBytes);
-        this.observe(request.kind, outcome);
+        const { outcome, summary, found, urls, kept, cut, feedIntervalMs } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now, this.config.maxBodyBytes);
+        this.observe(request, outcome);
         if (abort.signal.aborted) return; // abandoned: the task's new owner fetches it again
         requestEnded(outcome);
         // Only a successful answer is read as a sitemap: a 404 page is no sitemap, not a broken one.
         const problem = outcome.status >= 200 && outcome.status < 300 ? sitemapProblem(summary) : '';
-        if (problem) ctx.log.warn(`${request.url}: ${problem}`);
+        if (problem) {
+          // Thousands of hosts answer HTML for /sitemap.xml: counted by kind, said once (the observer).
+          const kind = problem.slice(0, problem.indexOf(':'));
+          ctx.metrics.count(`notices.${kind}`);
+          this.s.observer.notice?.(kind, `${request.url}: ${problem}`);
+        }
         ctx.metrics.count('sitemap-urls', urls);
-        // The listed URLs travel keyed by their host: the sitemap's own (the parser refused others).
-        for (const batch of found) ctx.forward('discovered-urls', request.host, batch);
+        if (feedIntervalMs !== undefined) ctx.metrics.count('feeds');
+        // The listed URLs travel keyed by their host: the sitemap's own (the parser refused others), a feed's entries' own.
+        for (const { host, batch } of found) ctx.forward('discovered-urls', host, batch);
         // The body is kept up to the page cap: an archive of the crawl holds what the sitemap said.
         const truncation = outcome.incomplete ? truncationReason(outcome.errorKind) : cut ? 'length' : '';
-        return this.record(ctx, request, { ...outcome, body: kept, error: outcome.error || problem }, {}, outcome.sha1, urls, truncation);
+        const sent: Record<string, string> = {}; // as fetchSitemap sent them: a feed refetched is conditional
+        if (request.if_none_match) sent['if-none-match'] = request.if_none_match;
+        if (request.if_modified_since) sent['if-modified-since'] = request.if_modified_since;
+        return this.record(ctx, request, { ...outcome, body: kept, error: outcome.error || problem }, sent, outcome.sha1, urls, truncation, undefined, feedIntervalMs);
       }
       const headers: Record<string, string> = {};
       if (request.if_none_match) headers['if-none-match'] = request.if_none_match;
       if (request.if_modified_since) headers['if-modified-since'] = request.if_modified_since;
       const outcome = await this.fetcher.fetch(request.url, { headers, signal: abort.signal, address: request.address || undefined });
-      this.observe(request.kind, outcome);
+      this.observe(request, outcome);
       if (abort.signal.aborted) return;
       const sha1 = outcome.body.length ? createHash('sha1').update(outcome.body).digest('hex') : '';
       if (request.kind === 'robots' && this.renderer) this.rememberRobots(request.url, outcome);
       const rendered = this.renderer && wantsRender(this.config.render, request, outcome)
         ? await renderFetched({ renderer: this.renderer, fetcher: this.fetcher, mode: this.config.render, productToken: this.config.productToken,
-          robots: this.robots, signal: abort.signal, now: ctx.now, onFetched: (kind, o) => this.observe(kind, o) }, request, outcome)
+          robots: this.robots, signal: abort.signal, now: ctx.now, onFetched: (kind, o) => this.observe({ kind, host: request.host }, o) }, request, outcome)
         : undefined;
       if (abort.signal.aborted) return;
       requestEnded(outcome);
@@ -145,8 +154,11 @@ class Fetch implements Processor<In, Out> {
   }
 
   /** Every request that left, abandoned ones too: the server may have seen it. */
-  private observe(kind: FetchDone['kind'], o: FetchOutcome): void {
-    this.s.observer.fetchDone({ kind, status: o.status, errorKind: o.errorKind, truncated: o.truncated, seconds: o.elapsedMs / 1000, wireBytes: o.wireBytes });
+  private observe(r: { kind: FetchDone['kind']; host: string }, o: FetchOutcome): void {
+    this.s.observer.fetchDone({
+      kind: r.kind, status: o.status, errorKind: o.errorKind, truncated: o.truncated, seconds: o.elapsedMs / 1000, wireBytes: o.wireBytes,
+      host: r.host, error: o.error,
+    });
   }
 
   /**
@@ -154,11 +166,11 @@ class Fetch implements Processor<In, Out> {
    * @param truncation WARC-Truncated for the kept body ('' when whole)
    */
   private async record(ctx: ProcessorContext<Out>, request: FetchRequest, outcome: FetchOutcome, sent: Record<string, string>, sha1: string,
-    sitemapUrls: number, truncation: string, rendered?: RenderResult): Promise<void> {
+    sitemapUrls: number, truncation: string, rendered?: RenderResult, feedIntervalMs?: number): Promise<void> {
     const stored = await compressBodyAsync(outcome.body);
     const dom = rendered?.html ? await compressBodyAsync(Buffer.from(rendered.html, 'utf8')) : undefined;
     const changed = hasChanged(outcome.status, sha1, request.previous_sha1);
-    const recrawl = recrawlAfter(request, { status: outcome.status, changed, startedAt: outcome.startedAt }, this.config);
+    const recrawl = recrawlAfter(request, { status: outcome.status, changed, startedAt: outcome.startedAt, feedIntervalMs }, this.config);
     const result: FetchResult = {
       fetch_id: request.fetch_id,
       url: request.url,
@@ -208,12 +220,17 @@ class Fetch implements Processor<In, Out> {
       truncation: outcome.status > 0 ? truncation : '',
       previous_sha1: request.previous_sha1,
       previous_captured_at: request.previous_captured_at,
+      tls_problem: outcome.tlsProblem,
       lease_id: request.lease_id,
       lease_epoch: request.lease_epoch,
       address: request.address,
     };
     ctx.metrics.count(request.kind === 'robots' ? 'robots-requests' : request.kind === 'sitemap' ? 'sitemap-requests' : 'requests');
-    if (outcome.error) ctx.metrics.count(`errors.${outcome.errorKind || 'other'}`);
+    // A sitemap that is no sitemap has its error on the row but is a notice (counted there), not a failed request.
+    if (outcome.errorKind) ctx.metrics.count(`errors.${outcome.errorKind}`);
+    // Whether the crawl reached anything at all (crawl exits 4 when not one URL got a response).
+    if (outcome.status > 0 && request.kind === 'page') ctx.metrics.count(`status.${Math.floor(outcome.status / 100)}xx`);
+    if (outcome.status > 0 && request.kind === 'sitemap') ctx.metrics.count('responses.sitemap');
     if (outcome.status === 304) ctx.metrics.count('not-modified');
     ctx.metrics.count('bytes', outcome.bytes);
     ctx.forward('fetched', request.host, result);

@@ -16,8 +16,15 @@ function urlset(n: number): string {
   return `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.join('')}</urlset>`;
 }
 
-async function fetchSitemapRecord(path: string) {
-  const config = defaultCrawlConfig({ allowNetworks: ['127.0.0.0/8'], fetchTimeoutMs: 5000 });
+function rss(): string {
+  const now = Date.now();
+  const items = Array.from({ length: 5 }, (_, i) => `<item><link>${i === 4 ? 'http://elsewhere.test/story' : server.url(`/story/${i}`)}</link>` +
+    `<pubDate>${new Date(now - 10_000 - i * 60_000).toUTCString()}</pubDate></item>`);
+  return `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>${items.join('')}</channel></rss>`;
+}
+
+async function fetchSitemapRecord(path: string, overrides: Partial<import('../../contract/config.js').CrawlConfig> = {}) {
+  const config = defaultCrawlConfig({ allowNetworks: ['127.0.0.0/8'], fetchTimeoutMs: 5000, ...overrides });
   const fetcher = createFetcher(config);
   const d = await crawlTestDriver({ processors: ['resolve', 'fetch'], config, services: { fetcher } });
   const host = `${server.host}:${server.port}`;
@@ -37,6 +44,11 @@ async function fetchSitemapRecord(path: string) {
 describe('sitemap fetch', () => {
   before(async () => {
     server = await startHttpServer('127.0.0.24', (req, res) => {
+      if (req.url === '/feed.rss') {
+        res.writeHead(200, { 'content-type': 'application/rss+xml' });
+        res.end(rss());
+        return;
+      }
       if (req.url === '/sitemap.xml') {
         res.writeHead(200, { 'content-type': 'application/xml' });
         res.end(urlset(LISTED));
@@ -60,6 +72,20 @@ describe('sitemap fetch', () => {
     assert.deepEqual([entries[2].priority_hint, entries[2].changefreq], [-1, '']);
     assert.equal(urls, LISTED, 'sitemap-urls counts URLs, not records');
     assert.equal(fetched[0].value.sitemap_urls, LISTED);
+  });
+
+  it('should pass a feed\'s entries on keyed by their own hosts, dated, and refetch it after its publishing interval under --recrawl', async () => {
+    const { host, discovered, fetched } = await fetchSitemapRecord('/feed.rss', { recrawl: true, recrawlMinIntervalMs: 1000, recrawlMaxIntervalMs: 3_600_000 });
+    assert.deepEqual(discovered.map((r) => [r.key, discoveredEntries(r.value).length]), [[host, 4], ['elsewhere.test', 1]]);
+    const first = discovered[0].value;
+    assert.equal(first.url, server.url('/story/0'));
+    assert.ok(first.lastmod > 0 && first.via === 'sitemap' && first.sitemap_depth === 0, 'a dated link to a page');
+    const r = fetched[0].value;
+    assert.equal(r.sitemap_urls, 5);
+    assert.equal(r.recrawl_interval_ms, 60_000, 'one story a minute');
+    assert.equal(r.next_due_at, r.started_at + 60_000);
+    const once = await fetchSitemapRecord('/feed.rss');
+    assert.equal(once.fetched[0].value.next_due_at, 0, 'without --recrawl a feed is read once');
   });
 
   it('should pass nothing on from a sitemap that is not there', async () => {

@@ -4,24 +4,34 @@
 // found by a sitemap, with its hints (lastmod, changefreq, priority). An index's children come back
 // the same way, marked as sitemaps one level deeper, so each goes through the host's politeness slot.
 // They travel in batches (url-batch.ts): up to 50,000 URLs make a hundred records, not 50,000.
+// An RSS or Atom feed is fetched and read the same way; its entries are links, to any host (each
+// host's batches keyed by that host), dated by their publication, and the feed's publishing interval
+// (how often it gains an entry) says when a recrawl fetches it again.
 import type { HttpFetcher, FetchOutcome } from '../../fetching/http-fetcher.js';
 import type { DiscoveredEntry, DiscoveredUrl, FetchRequest } from '../../schemas/records.js';
-import { discoveredBatches } from '../../contract/url-batch.js';
+import { discoveredBatches, groupBy } from '../../contract/url-batch.js';
 import { SitemapParser, type SitemapSummary } from '../../sitemaps/sitemap-parser.js';
+import { hostKey } from '../../url/canonicalize.js';
+import { publishingInterval } from '../../recrawl/recrawl-policy.js';
 
 export const SITEMAP_MAX_BYTES = 50 * 1024 * 1024;
 
 export interface SitemapFetch {
   outcome: FetchOutcome;
   summary: SitemapSummary;
-  /** Batches of what the sitemap listed, all of the sitemap's host. */
-  found: DiscoveredUrl[];
+  /** Batches of what the sitemap listed, each with its host key (a sitemap's are all its host's; a feed's any). */
+  found: { host: string; batch: DiscoveredUrl }[];
   /** URLs (and child sitemaps) in `found`. */
   urls: number;
   /** The decoded body, its first `keepBytes` (for the record and an archive); the parser read it all. */
   kept: Buffer;
   /** `kept` is shorter than what was read. */
   cut: boolean;
+  /**
+   * For a feed read whole: how often it gains an entry (ms), from its entries' dates; 0 when they
+   * carry none. Undefined for a sitemap, or when nothing was read.
+   */
+  feedIntervalMs?: number;
 }
 
 /**
@@ -44,7 +54,12 @@ export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, 
   const chunks: Buffer[] = [];
   let kept = 0;
   let cut = false;
+  const headers: Record<string, string> = {};
+  // A feed fetched again (a recrawl) asks whether it changed.
+  if (request.if_none_match) headers['if-none-match'] = request.if_none_match;
+  if (request.if_modified_since) headers['if-modified-since'] = request.if_modified_since;
   const outcome = await fetcher.fetch(request.url, {
+    headers,
     signal,
     address: request.address || undefined,
     maxBodyBytes: SITEMAP_MAX_BYTES,
@@ -65,12 +80,34 @@ export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, 
   const body = Buffer.concat(chunks, kept);
   if (outcome.status < 200 || outcome.status >= 300) return { outcome, summary, found: [], urls: 0, kept: body, cut };
   const shared = { source_url: request.url, depth: request.depth + 1, via: 'sitemap' as const, redirect_hops: 0, discovered_at: now() };
-  return { outcome, summary, found: discoveredBatches(shared, found), urls: found.length, kept: body, cut };
+  const feed = summary.kind === 'rss' || summary.kind === 'atom';
+  const batches: { host: string; batch: DiscoveredUrl }[] = [];
+  for (const [host, group] of feed ? groupBy(found, (e) => hostOf(e.url, request.host)) : new Map([[request.host, found]])) {
+    for (const batch of discoveredBatches(shared, group)) batches.push({ host, batch });
+  }
+  const feedIntervalMs = feed && summary.complete ? publishingInterval(found.map((e) => e.lastmod), outcome.startedAt) ?? 0 : undefined;
+  return { outcome, summary, found: batches, urls: found.length, kept: body, cut, feedIntervalMs };
 }
 
-/** What a sitemap fetch tells the user when the file was not read whole, or was no sitemap. */
+function hostOf(url: string, fallback: string): string {
+  try {
+    return hostKey(new URL(url));
+  } catch {
+    return fallback; // the parser passes only absolute http(s) URLs
+  }
+}
+
+/**
+ * What a sitemap fetch tells the user when the file was not read whole, or was no sitemap: '' or
+ * '<kind>: …', the kind one of sitemap-limit, sitemap-is-html (a site answering its home page or an
+ * error page for /sitemap.xml, as many do) and sitemap-unreadable.
+ */
 export function sitemapProblem(s: SitemapSummary): string {
-  if (s.cutBy) return `sitemap-limit: stopped at ${s.cutBy} after ${s.urls} URLs (${s.bytes} bytes)`;
-  if (!s.complete && s.errors.length) return `sitemap-unreadable: ${s.errors[0]}`;
+  const what = s.kind === 'rss' || s.kind === 'atom' ? 'feed' : 'sitemap';
+  if (s.cutBy) return `${what === 'feed' ? 'feed' : 'sitemap'}-limit: stopped at ${s.cutBy} after ${s.urls} URLs (${s.bytes} bytes)`;
+  if (!s.complete && s.errors.length) {
+    if (/root element <html>/i.test(s.errors.join('\n'))) return `sitemap-is-html: ${s.errors.find((e) => /<html>/i.test(e))}`;
+    return `${what}-unreadable: ${s.errors[0]}`;
+  }
   return '';
 }

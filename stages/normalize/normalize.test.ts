@@ -155,6 +155,13 @@ describe('normalize', () => {
     assert.equal(d.counter('normalize', 'normalized'), 2);
     assert.deepEqual(await normalize(d, found('http://a.test/x', { depth: 17, more: more.slice(0, 2) })), []);
     assert.equal(d.counter('normalize', 'rejected.max-depth'), 3, 'a batch over the depth limit counts each of its URLs');
+    // Every dropped URL leaves a row: one per page and reason, with how many and the first of them.
+    const rows = d.readOutput('skipped').map((r) => [r.key, r.value.reason, r.value.url, r.value.url_count, r.value.source_url, r.value.detail]);
+    assert.deepEqual(rows, [
+      ['whatever.test', 'unsupported-scheme', 'javascript:void(0)', 2, 'http://127.0.0.9/from', '2 URLs of this page, the first shown'],
+      ['whatever.test', 'repeated-path-segments', 'http://a.test/a/b/a/b/a/b/a/b', 1, 'http://127.0.0.9/from', ''],
+      ['whatever.test', 'max-depth', 'http://a.test/x', 3, 'http://127.0.0.9/from', 'depth 17 > --max-depth 16'],
+    ]);
     await d.close();
   });
 

@@ -87,6 +87,12 @@ export class Parse implements Processor<In, Out> {
     if (r.via === 'recrawl' && !r.changed) return;
     const depth = r.depth + 1;
     if (depth > config.maxDepth) return;
+    // Feeds the page names are fetched as sitemaps are (through the host's slot, bounded, read
+    // streaming); sent before the links, so that a feed also linked with <a> is still read as a feed.
+    if (config.sitemaps && a.feeds?.length) {
+      ctx.metrics.count('feeds-found', a.feeds.length);
+      this.discover(ctx, a.feeds.map((url) => ({ url, anchor: '', ...NO_HINTS, sitemap_depth: 1 })), r, depth, 'link', 0, now);
+    }
     const followed = a.links.filter((l) => !l.nofollow).map((l) => ({ url: l.url, anchor: l.anchor, ...NO_HINTS }));
     this.discover(ctx, followed, r, depth, 'link', 0, now);
   }

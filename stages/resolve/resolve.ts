@@ -29,6 +29,7 @@ class Resolve implements Processor<In, Out> {
     const requests = leaseRequests(record.value);
     const [first] = requests;
     let address = first.address;
+    let key = address;
     if (!address) {
       let hostname: string;
       try {
@@ -36,11 +37,13 @@ class Resolve implements Processor<In, Out> {
       } catch {
         return this.failed(ctx, requests, 'protocol', `invalid URL "${first.url.slice(0, 200)}"`);
       }
-      const found = await this.fetcher.resolveAddress(hostname);
+      const found = await this.fetcher.resolveAddress(hostname, first.url);
       if ('kind' in found) return this.failed(ctx, requests, found.kind, found.message);
       address = found.address;
+      // Behind a proxy whose target local DNS cannot resolve, the address is unknown: keyed by name.
+      key = found.key ?? found.address;
     }
-    for (const request of requests) ctx.forward('resolved', address, { ...request, address });
+    for (const request of requests) ctx.forward('resolved', key, { ...request, address });
   }
 
   /**
@@ -61,7 +64,7 @@ class Resolve implements Processor<In, Out> {
       }
       ctx.metrics.count(`errors.${kind}`);
       // A fetch attempt that ended before a request could leave (DNS, network policy): counted as one.
-      this.observer.fetchDone({ kind: request.kind, status: 0, errorKind: kind, truncated: false, seconds: 0, wireBytes: 0 });
+      this.observer.fetchDone({ kind: request.kind, status: 0, errorKind: kind, truncated: false, seconds: 0, wireBytes: 0, host: request.host, error: `${kind}: ${message}` });
       ctx.forward('fetched', request.host, failure(request, `${kind}: ${message}`, now));
     });
   }

@@ -1,0 +1,61 @@
+// On Kafka with two workers: HTTPS with the test CA given to `seed` as --ca-file (carried to every
+// worker as content), hosts with bad certificates, and a feed under --recrawl whose new stories must
+// be fetched within twice its publishing interval. Judged from the servers' log and ClickHouse.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { STORY_EVERY_MS } from '../test-web/scenario-tls.js';
+import type { WebRequest } from '../test-web/synthetic-web.js';
+import { query } from './support/cli.js';
+import { assertPolite, assertRobotsFirst } from './support/crawl-checks.js';
+import { kafkaCrawl, stopCrawl, type KafkaCrawl } from './support/kafka-crawl.js';
+
+const DELAY_MS = 100;
+const RUN_MS = 40_000; // from seeding; the story clock starts at the first read of the feed
+
+describe('Kafka: TLS with --ca-file given to seed, and a feed under --recrawl', () => {
+  let c: KafkaCrawl;
+  before(async () => {
+    c = await kafkaCrawl('tls', undefined, {
+      scenario: 'tls',
+      seedFlags: (web) => ['--default-delay-ms', String(DELAY_MS), ...web.tls!.crawlFlags, '--recrawl', '--recrawl-min-interval', `${STORY_EVERY_MS}ms`, '--recrawl-max-interval', '60s'],
+      runForMs: RUN_MS,
+    });
+  });
+  after(() => stopCrawl(c));
+
+  it('should fetch the trusted HTTPS hosts politely, robots.txt first, and refuse bad certificates with rows saying why', async () => {
+    assertPolite(c.web, DELAY_MS);
+    assertRobotsFirst(c.web.requests);
+    const requested = new Set(c.web.requests.map((r) => `${r.hostHeader?.startsWith('plain.') ? 'http' : 'https'}://${r.hostHeader}${r.path}`));
+    const wwwAndPlain = c.web.tls!.goodPages.filter((u) => !u.includes('//shop.')); // shop's sitemaps take longer than the run on a loaded machine
+    assert.deepEqual(wwwAndPlain.filter((u) => !requested.has(u)), []);
+    const rows = await query<{ reason: string }>('', "SELECT DISTINCT extract(error, '^tls: ([a-z-]+)') AS reason FROM fetches FINAL WHERE error LIKE 'tls:%' ORDER BY reason",
+      ['--clickhouse-url', c.chUrl]);
+    assert.deepEqual(rows.map((r) => r.reason), ['expired', 'name-mismatch', 'self-signed']);
+  });
+
+  it('should refetch the feed after its publishing interval, and fetch each new story before the feed comes round twice', async () => {
+    // The decision, from the feed's own dates: its recrawl interval is how often it gains a story.
+    const rows = await query<{ interval: string }>('', "SELECT recrawl_interval_ms AS interval FROM fetches FINAL WHERE url LIKE '%/feed.rss' ORDER BY started_at_ms",
+      ['--clickhouse-url', c.chUrl]);
+    assert.ok(rows.length >= 3, `the feed was fetched ${rows.length} times`);
+    const off = rows.map((r) => Number(r.interval)).filter((ms) => Math.abs(ms - STORY_EVERY_MS) > 1000);
+    assert.deepEqual(off, [], `every interval within a second of ${STORY_EVERY_MS} ms`);
+    // What follows from it, told in the crawl's own events so that a loaded machine slows both alike: the
+    // fetch after a story appeared lists it, and the story is fetched before the feed's next fetch
+    // after that one, i.e. within two intervals of its appearing.
+    const feed = c.web.requests.filter((r) => r.path === '/feed.rss').map((r) => r.startedAt).sort((a, b) => a - b);
+    const first = (k: number) => c.web.requests.filter((r: WebRequest) => r.path === `/story/${k}`).map((r) => r.startedAt).sort((a, b) => a - b)[0];
+    const late: string[] = [];
+    let judged = 0;
+    for (let k = 0; c.web.tls!.storyAt(k) < Infinity; k++) {
+      const listing = feed.findIndex((t) => t >= c.web.tls!.storyAt(k));
+      if (listing < 0 || listing + 2 >= feed.length) break; // the crawl stopped before the feed came round twice more
+      judged++;
+      const fetched = first(k);
+      if (fetched === undefined || fetched > feed[listing + 2]) late.push(`story ${k}: ${fetched === undefined ? 'never fetched' : 'fetched after the feed came round twice'}`);
+    }
+    assert.ok(judged >= 1, `${judged} stories appeared while the crawl read the feed`);
+    assert.deepEqual(late, []);
+  });
+});
