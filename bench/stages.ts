@@ -201,8 +201,7 @@ async function scheduleDriver(hosts: number, pagesPerHost: number): Promise<obje
     }
     for (const r of out) {
       leases++;
-      // A lease's records are leaseRequests(lease) (older builds released one URL per record).
-      for (const req of typeof leaseRequests === 'function' ? leaseRequests(r.value) : [r.value]) {
+      for (const req of leaseRequests(r.value)) {
         if (req.kind === 'page') released++;
         await d.pipe('fetched', r.key, completion(req, d.now, req.kind === 'robots' ? robots : Buffer.alloc(0)));
       }
