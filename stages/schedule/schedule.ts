@@ -19,9 +19,10 @@ import { deduped, fetched, scheduled, skipped, unfetched } from '../../contract/
 import { hostsStore, newHostState, robotsStore, type HostState } from './host-state.js';
 import { readyQueueStore, waitingQueueStore } from './host-frontier.js';
 import { HostQueues, MAX_STEPS_PER_TURN } from './host-queues.js';
-import { freed, freedWithoutOutcome, judge, leased, newSlot, nextAllowedStart, pausedUntil } from '../../politeness/host-politeness.js';
-import { LoopEstimate, lostAt, mayQueueBehind, owedCount, reported, restarted } from '../../politeness/leases.js';
-import { RobotsGate } from '../../politeness/robots-gate.js';
+import { freedWithoutOutcome, judge, leased, pausedUntil } from '../../politeness/host-politeness.js';
+import { mayQueueBehind, owedCount, reported, restarted } from '../../politeness/leases.js';
+import { Politeness } from '../../politeness/politeness.js';
+import type { RobotsGate } from '../../politeness/robots-gate.js';
 import { firstInterval } from '../../recrawl/recrawl-policy.js';
 import { urlKey, urlsStore, type UrlKey, type UrlState } from './url-state.js';
 import { TimerHeap } from './timer-heap.js';
@@ -56,7 +57,7 @@ export class Schedule implements Processor<In, Out> {
   private readonly armedAt = new Map<string, number>();
   /** URLs leased and not yet reported, over the task's hosts. */
   private inFlight = 0;
-  private readonly loop = new LoopEstimate();
+  private politeness!: Politeness;
 
   constructor(private readonly s: ScheduleServices) {
     this.config = s.config;
@@ -68,7 +69,8 @@ export class Schedule implements Processor<In, Out> {
     this.hosts = ctx.store(hostsStore);
     this.urls = ctx.store(urlsStore);
     this.queues = new HostQueues(this.urls, ctx.store(readyQueueStore), ctx.store(waitingQueueStore));
-    this.robots = new RobotsGate(ctx.store(robotsStore), this.config);
+    this.politeness = new Politeness(ctx.store(robotsStore), this.config);
+    this.robots = this.politeness.robots;
     for await (const [host, h] of this.hosts.entries()) {
       this.budget?.addUsed(h.queue.released);
       const owed = owedCount(h.leases);
@@ -80,12 +82,12 @@ export class Schedule implements Processor<In, Out> {
         // counted from now, decides (a host is never left waiting on a report that cannot come).
         this.inFlight += owed;
         h.leases = restarted(h.leases, ctx.now());
-        this.arm(h, lostAt(h.leases, h.slot.delayMs, this.config.fetchTimeoutMs));
+        this.arm(h, this.politeness.lostAt(h));
         continue;
       }
       // Due times survive restarts: a host with only future recrawls wakes at the first of them.
       const due = h.queue.ready > 0 ? 0 : await this.queues.firstDue(h);
-      this.arm(h, Math.max(nextAllowedStart(h.slot, h.leases), due));
+      this.arm(h, Math.max(this.politeness.nextAllowedStart(h), due));
     }
     this.reportGauges();
   }
@@ -169,7 +171,6 @@ export class Schedule implements Processor<In, Out> {
       return;
     }
     this.inFlight--;
-    this.loop.observe(report.lease, r, now);
     h.leases = report.book;
     if (r.kind === 'robots') {
       const outcome = this.robots.afterFetch(h.host, h.scheme, h.robots, r, now);
@@ -178,14 +179,13 @@ export class Schedule implements Processor<In, Out> {
       if (outcome.text === null) this.robotsTexts().delete(h.host);
       else if (outcome.text) this.robotsTexts().put(h.host, outcome.text);
       // The Crawl-delay just read already applies to the next request.
-      h.slot = freed(h.slot, r, now, this.robots.delayOf(h.robots), this.config.maxAttempts, Math.random).slot;
+      this.politeness.freed(h, report.lease, r, now);
       if (outcome.outcome === 'crawl-delay-too-long') {
         this.ctx.log.warn(`${h.host}: robots.txt asks a ${this.robots.refusalDetail(h.robots, outcome.outcome)} (--max-crawl-delay): the host is skipped until robots.txt is read again`);
       }
       if (h.robots.status === 'rules' || h.robots.status === 'allow-all') queueSitemaps(this, h, outcome.sitemaps, now);
     } else {
-      const { slot, throttled, failed } = freed(h.slot, r, now, this.robots.delayOf(h.robots), this.config.maxAttempts, Math.random);
-      h.slot = slot;
+      const { throttled, failed } = this.politeness.freed(h, report.lease, r, now);
       if (throttled) this.ctx.metrics.count('throttled');
       afterPage(this, h, r, throttled || failed);
     }
@@ -225,7 +225,7 @@ export class Schedule implements Processor<In, Out> {
   /** Releases the host's next lease if it may go out now, else arms the host's timer. */
   private async tryRelease(h: HostState, now: number): Promise<void> {
     if (h.leases.open.length) {
-      const lost = lostAt(h.leases, h.slot.delayMs, this.config.fetchTimeoutMs);
+      const lost = this.politeness.lostAt(h);
       if (now >= lost) {
         this.inFlight -= giveUpLeases(this, h, now);
         this.save(h);
@@ -234,7 +234,7 @@ export class Schedule implements Processor<In, Out> {
       else return this.queueBehind(h, now, lost);
     }
     if (this.s.control.paused) return this.arm(h, pausedUntil(now));
-    const allowed = nextAllowedStart(h.slot, h.leases);
+    const allowed = this.politeness.nextAllowedStart(h);
     const robots = this.robots.decide(h.host, h.scheme, h.robots, now);
     // A host refused (robots.txt unreachable, a Crawl-delay over the bound) gets no request: its URLs
     // are dropped now, not after its delay, however long that is.
@@ -263,13 +263,8 @@ export class Schedule implements Processor<In, Out> {
     this.arm(h, lost);
   }
 
-  /**
-   * A round trip of the host's pacing, and never more than a quarter of its page budget left: URLs found
-   * meanwhile (a page linked from many) can still win the host's last pages.
-   */
   private leaseSize(h: HostState): number {
-    const left = this.config.maxPagesPerHost - h.queue.released;
-    return Math.max(1, Math.min(this.loop.size(h.slot.delayMs), Math.ceil(left / 4)));
+    return this.politeness.leaseSize(h, this.config.maxPagesPerHost - h.queue.released);
   }
 
   private releaseUrls(h: HostState, taken: Awaited<ReturnType<typeof takeUrls>>['taken'], now: number, queued: boolean): void {
@@ -286,7 +281,7 @@ export class Schedule implements Processor<In, Out> {
     this.ctx.metrics.count('leases');
     this.save(h);
     this.ctx.forward('scheduled', h.host, request);
-    this.arm(h, lostAt(h.leases, h.slot.delayMs, this.config.fetchTimeoutMs));
+    this.arm(h, this.politeness.lostAt(h));
   }
 
   private releaseRobots(h: HostState, url: string, attempt: number, hops: number, now: number): void {
@@ -296,7 +291,7 @@ export class Schedule implements Processor<In, Out> {
     this.inFlight++;
     this.save(h);
     this.ctx.forward('scheduled', h.host, robotsRequest(h, lease, url, attempt, hops, now));
-    this.arm(h, lostAt(h.leases, h.slot.delayMs, this.config.fetchTimeoutMs));
+    this.arm(h, this.politeness.lostAt(h));
   }
 
   /** The host may crawl nothing now: its ready URLs are dropped, each recorded. */
@@ -323,7 +318,7 @@ export class Schedule implements Processor<In, Out> {
   /** Nothing to release now: wait for the first recrawl, or leave the active set. */
   private async idle(h: HostState): Promise<void> {
     this.save(h);
-    if (h.queue.waiting > 0) return this.arm(h, Math.max(nextAllowedStart(h.slot, h.leases), await this.queues.firstDue(h)));
+    if (h.queue.waiting > 0) return this.arm(h, Math.max(this.politeness.nextAllowedStart(h), await this.queues.firstDue(h)));
     if (h.leases.open.length || h.queue.ready > 0) return;
     this.active.delete(h.host);
     this.armedAt.delete(h.host);
@@ -331,7 +326,7 @@ export class Schedule implements Processor<In, Out> {
   }
 
   private host(host: string, url: string): HostState {
-    const h = this.active.get(host) ?? this.hosts.get(host) ?? newHostState(host, url.slice(0, url.indexOf(':')), newSlot(this.config.defaultDelayMs));
+    const h = this.active.get(host) ?? this.hosts.get(host) ?? newHostState(host, url.slice(0, url.indexOf(':')), this.politeness.newSlot());
     if (!this.active.has(host)) {
       this.active.set(host, h);
       this.queues.account(h, +1);
@@ -363,7 +358,7 @@ export class Schedule implements Processor<In, Out> {
     metrics.gauge('in-flight', this.inFlight);
     metrics.gauge('hosts.active', this.active.size);
     metrics.gauge('hosts.waiting', this.armedAt.size);
-    metrics.gauge('lease.loop-ms', Math.round(this.loop.loopMs));
+    metrics.gauge('lease.loop-ms', Math.round(this.politeness.loopMs));
   }
 }
 
