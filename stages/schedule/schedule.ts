@@ -164,7 +164,8 @@ export class Schedule implements Processor<In, Out> {
   private async onFetched(r: FetchResult, now: number): Promise<void> {
     const h = this.active.get(r.host) ?? this.hosts.get(r.host);
     const verdict = judge(r);
-    const report = h && reported(h.leases, r.lease_id || r.fetch_id, urlKey(r.host, r.url), { address: r.address, epoch: r.lease_epoch, cut: verdict.throttled || verdict.failed }, now);
+    const key = urlKey(r.host, r.url);
+    const report = h && reported(h.leases, r.lease_id || r.fetch_id, key, { address: r.address, epoch: r.lease_epoch, cut: verdict.throttled || verdict.failed }, now);
     if (!h || !report) {
       // A report no lease waits for: the redo of a fetch after a crash, or one whose lease was given up.
       this.ctx.metrics.count('stale-completions');
@@ -187,7 +188,7 @@ export class Schedule implements Processor<In, Out> {
     } else {
       const { throttled, failed } = this.politeness.freed(h, report.lease, r, now);
       if (throttled) this.ctx.metrics.count('throttled');
-      afterPage(this, h, r, throttled || failed);
+      afterPage(this, h, r, throttled || failed, key);
     }
     this.save(h);
     await this.tryRelease(h, now);

@@ -23,8 +23,7 @@ export interface ReportParts {
 }
 
 /** Where a fetched URL goes next: a retry, its recrawl, or nowhere. */
-export function afterPage(p: ReportParts, h: HostState, r: FetchResult, retryable: boolean): void {
-  const key = urlKey(h.host, r.url);
+export function afterPage(p: ReportParts, h: HostState, r: FetchResult, retryable: boolean, key = urlKey(h.host, r.url)): void {
   const u = p.queues.urls.get(key);
   p.ctx.metrics.count('fetched');
   if (!u) return;
