@@ -14,6 +14,12 @@ import { PLAIN_REQUEST, type FetchRequest, type FetchResult, type UnfetchedUrl }
 import { startHttpServer, type TestServer } from '../../fetching/testing/test-servers.js';
 import { auditPoliteness } from '../../test-web/politeness-audit.js';
 import type { WebRequest } from '../../test-web/types.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EmbeddedRuntime } from '../../engine/embedded/embedded-runtime.js';
+import { crawlTopology } from '../../crawl/topology.js';
+import { testServices } from '../../crawl/testing/crawl-test-driver.js';
 
 const DELAY = 120;
 let server: TestServer;
@@ -107,6 +113,37 @@ describe('fetch: leases', () => {
       assert.deepEqual(log.map((r) => r.path), ['/1', '/2', '/6']);
     } finally {
       await task.close();
+    }
+  });
+
+  it('should not let one host\'s long leases crowd another host of the same task out of its requests', async () => {
+    log.length = 0;
+    throttle = new Set();
+    const dataDir = mkdtempSync(join(tmpdir(), 'fetch-leases-'));
+    const config = { allowNetworks: ['127.0.0.0/8'], fetchTimeoutMs: 5000 };
+    const services = testServices(config);
+    const fetcher = createFetcher(services.config);
+    const runtime = await EmbeddedRuntime.open({
+      dataDir, topology: crawlTopology(), processors: ['fetch'], partitions: 1, services: { ...services, fetcher, hostTurns: new HostTurns() },
+      log: { info: () => {}, warn: () => {} },
+    });
+    try {
+      await runtime.start();
+      // 200 URLs of one host, released as leases, 50 ms apart at the server: ten seconds of pacing.
+      const slow = (i: number) => ({ ...leased(`/slow/${i}`, `slow#${Math.floor(i / 32)}`, 0), delay_ms: 50 });
+      for (let i = 0; i < 200; i++) await runtime.produce('resolved', server.host, slow(i));
+      const other = { ...leased('/other', 'other#1', 0), host: `localhost:${server.port}`, url: `http://localhost:${server.port}/other` };
+      const asked = Date.now();
+      await runtime.produce('resolved', server.host, other);
+      for (let i = 0; i < 300 && !log.some((r) => r.path === '/other'); i++) await new Promise((r) => setTimeout(r, 10));
+      const at = log.find((r) => r.path === '/other')?.startedAt;
+      assert.ok(at !== undefined && at - asked < 1500, `the other host's request left ${at === undefined ? 'never' : `${at - asked} ms`} after it was read`);
+    } finally {
+      // A 429 cuts the slow host's leases short: the rest comes back at once and the task can stop.
+      throttle = new Set(Array.from({ length: 200 }, (_, i) => `/slow/${i}`));
+      await runtime.stop().catch(() => undefined);
+      await fetcher.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -11,6 +11,7 @@ import { discoveredUrls, fetched, resolved, unfetched } from '../../contract/top
 import { AddressGate } from '../../politeness/address-gate.js';
 import { HostTurns } from '../../politeness/host-turns.js';
 import { LeaseCuts, pacingOf, releasedBeforeStart } from '../../politeness/request-pacing.js';
+import { MAX_LEASE } from '../../politeness/leases.js';
 import type { FetchOutcome } from '../../fetching/http-fetcher.js';
 import type { RenderResult } from '../../rendering/render-page.js';
 import { hasChanged, recrawlAfter } from '../../recrawl/recrawl-policy.js';
@@ -24,6 +25,10 @@ import { truncationReason } from '../../warc/capture.js';
 import type { CrawlObserver, FetchDone } from '../../contract/services.js';
 
 const inputs = [resolved] as const;
+/** Requests a fetch task has on the wire at once. */
+const MAX_REQUESTS_IN_FLIGHT = 128;
+/** Records a fetch task holds at once: mostly a lease's URLs waiting for their host's turn. */
+const MAX_RECORDS_IN_PROCESS = MAX_REQUESTS_IN_FLIGHT * MAX_LEASE;
 const outputs = [fetched, discoveredUrls, unfetched] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
@@ -47,6 +52,8 @@ class Fetch implements Processor<In, Out> {
   private readonly renderer: Renderer | undefined;
 
   private readonly gate: AddressGate;
+  /** Requests this task has on the wire: every one in the process holds a slot (one key, one limit). */
+  private readonly requestSlots = new AddressGate(MAX_REQUESTS_IN_FLIGHT);
   private readonly cuts = new LeaseCuts();
   /** robots.txt as this task last fetched it, per host: rendering browsers' requests obey it. */
   private readonly robots = new Map<string, RobotsPolicy>();
@@ -73,14 +80,16 @@ class Fetch implements Processor<In, Out> {
     const abort = new AbortController();
     this.inFlight.add(abort);
     let release: (() => void) | undefined;
+    let slot: (() => void) | undefined;
     let turnEnded: ((sent?: boolean) => void) | undefined;
     // The request is over (its answer read, its page rendered): the host's next request may follow a
     // delay from now, once a failure has cut the rest of its generation short. Recording it comes after.
     const requestEnded = (o?: FetchOutcome) => {
       if (o) this.cuts.ended(request, { status: o.status, retry_after_ms: o.retryAfterMs, error: o.error });
       release?.();
+      slot?.();
       turnEnded?.();
-      release = turnEnded = undefined;
+      release = slot = turnEnded = undefined;
     };
     try {
       turnEnded = await this.turns.turn(request.host, pacing);
@@ -91,6 +100,9 @@ class Fetch implements Processor<In, Out> {
         turnEnded = undefined;
         return this.giveBack(ctx, request, 'lease-cut', 'an earlier request of the host failed or was throttled');
       }
+      // Records of a lease wait for their host's turn; those whose turn came share the task's request slots.
+      slot = await this.requestSlots.acquire('', abort.signal).catch(() => undefined);
+      if (!slot) return; // abandoned while waiting: the task's new owner gives it back
       // One server may carry many host names: at most --max-in-flight-per-ip requests to it at once.
       release = await this.gate.acquire(request.address || record.key, abort.signal).catch(() => undefined);
       if (!release) return; // abandoned while waiting: the task's new owner fetches it
@@ -255,8 +267,9 @@ export const fetchProcessor = defineProcessor({
   inputs,
   outputs,
   stores: [],
-  // Keyed by server address: many requests of one key run at once, up to the address gate's limit.
-  concurrency: { maxInFlight: 128, perKeyOrder: false },
+  // Keyed by server address: many requests of one key run at once, up to the address gate's limit. A
+  // record waiting for its host's turn holds no request slot: a few hosts' leases cannot crowd out the rest.
+  concurrency: { maxInFlight: MAX_RECORDS_IN_PROCESS, perKeyOrder: false },
   delivery: 'At least once at the server: after a crash, requests that were in flight are given back and sent again (a host delay after the schedule learns of it); the outcome is recorded once.',
   create: (s: FetchServices) => new Fetch(s),
 });
