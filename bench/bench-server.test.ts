@@ -76,3 +76,30 @@ test('should count only bench pages as pages, not robots.txt or 404 answers', ()
   assert.deepEqual(stats.otherRequests, { '/sitemap.xml': 1 });
   assert.equal(stats.hostsPageBeforeRobots, 0);
 });
+
+test('should serve HTTPS with a certificate of a CA made for the run, trusted only where it is handed over', async () => {
+  const { Agent, request } = await import('undici');
+  const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'crawlstream-bench-tls-'));
+  const web = await startServer(['--hosts', '3', '--pages', '10', '--first-address', '127.31.2.1', '--tls-dir', dir]);
+  const info = web.info as { origins: string[]; caFile?: string };
+  try {
+    assert.deepEqual(info.origins.map((o) => o.split(':')[0]), ['https', 'https', 'https']);
+    assert.ok(info.caFile);
+    const trusting = new Agent({ connect: { ca: readFileSync(info.caFile) } });
+    const res = await request(`${info.origins[2]}/p/3`, { dispatcher: trusting });
+    const html = await res.body.text();
+    assert.equal(res.statusCode, 200);
+    const crossHost = [...html.matchAll(/href="(https?:\/\/[^"]+)"/g)].map((m) => m[1]);
+    assert.ok(crossHost.length > 0 && crossHost.every((u) => u.startsWith('https://')), 'cross-host links name the HTTPS origins');
+    await trusting.close();
+    const plain = new Agent();
+    await assert.rejects(request(`${info.origins[0]}/`, { dispatcher: plain }), /certificate/i);
+    await plain.close();
+  } finally {
+    await web.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

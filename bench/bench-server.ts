@@ -5,15 +5,19 @@
 // not by the server (test-web/serve.js renders each page per request on node:http: ~0.2 ms of server CPU
 // per page, on the cores the crawler needs).
 //   node dist/bench/bench-server.js [--hosts 200] [--pages 50] [--kind bench|template-heavy]
-//        [--first-address 127.30.0.1] [--log FILE]
-// Prints one JSON line {"port","seeds","origins","renderSeconds","totalBytes"} once listening. Exits on
+//        [--first-address 127.30.0.1] [--log FILE] [--tls-dir DIR]
+// Prints one JSON line {"port","seeds","origins","renderSeconds","totalBytes"[,"caFile"]} once listening.
+// With --tls-dir it serves HTTPS: a CA and a certificate for its addresses are made in DIR (bench-ca.ts),
+// and caFile names the CA certificate a crawler must trust. Exits on
 // SIGTERM, SIGINT or when stdin closes (a harness that dies takes it along). With --log FILE the request
 // log is written as JSON lines on exit, in the format bench/web.ts analyzes.
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { parseArgs } from 'node:util';
 import { consecutiveAddresses, now } from '../test-web/synthetic-web.js';
 import { ALLOW_ALL_ROBOTS } from '../test-web/site.js';
+import { makeBenchCertificates } from './bench-ca.js';
 import { renderPages, type WebKind } from './bench-pages.js';
 import { prebuild, serveConnection, type Prebuilt } from './raw-http.js';
 
@@ -30,6 +34,7 @@ const { values } = parseArgs({
     kind: { type: 'string', default: 'bench' },
     'first-address': { type: 'string', default: '127.30.0.1' },
     log: { type: 'string' },
+    'tls-dir': { type: 'string' },
   },
 });
 const hosts = Number(values.hosts);
@@ -38,6 +43,7 @@ if (!Number.isInteger(hosts) || hosts < 1 || !Number.isInteger(pagesPerHost) || 
 const kind = values.kind as WebKind;
 if (kind !== 'bench' && kind !== 'template-heavy') throw new Error('--kind must be bench or template-heavy');
 const addresses = consecutiveAddresses(values['first-address']!, hosts);
+const tls = values['tls-dir'] ? makeBenchCertificates(values['tls-dir'], addresses) : undefined;
 
 const log: number[] = [];
 /** Paths of requests answered 404, by their log position (rare: sitemaps and the like). */
@@ -59,7 +65,7 @@ function pageOf(url: string): number {
 }
 
 function makeServer(host: number): Server {
-  return createServer((socket) => serveConnection(socket, ({ target }) => {
+  const serve = (socket: Parameters<typeof serveConnection>[0]) => serveConnection(socket, ({ target }) => {
     const page = pageOf(target);
     const at = log.length;
     log.push(host, page, now(), 0, 0);
@@ -71,7 +77,10 @@ function makeServer(host: number): Server {
         log[at + 4] = status;
       },
     };
-  }));
+  });
+  // A TLS socket is a net.Socket: the responder serves both alike.
+  // ALPN says HTTP/1.1 as such servers do: a client that probes for HTTP/2 learns it in the handshake.
+  return tls ? createTlsServer({ key: tls.key, cert: tls.cert, ALPNProtocols: ['http/1.1'] }, serve) : createServer(serve);
 }
 
 function listen(server: Server, port: number, address: string): Promise<void> {
@@ -111,13 +120,13 @@ function writeLog(file: string): void {
 }
 
 const { servers, port } = await bindAll();
-const origins = addresses.map((a) => `http://${a}:${port}`);
+const origins = addresses.map((a) => `${tls ? 'https' : 'http'}://${a}:${port}`);
 const t0 = performance.now();
 const rendered = renderPages(kind, origins, pagesPerHost, (body) => prebuild(200, 'OK', HTML, body));
 pages = rendered.pages;
 process.stdout.write(`${JSON.stringify({
   port, origins, seeds: origins.map((o) => `${o}/`), kind,
-  renderSeconds: Math.round(performance.now() - t0) / 1000, totalBytes: rendered.totalBytes,
+  renderSeconds: Math.round(performance.now() - t0) / 1000, totalBytes: rendered.totalBytes, ...(tls ? { caFile: tls.caFile } : {}),
 })}\n`);
 
 let stopping = false;

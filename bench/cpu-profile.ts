@@ -38,6 +38,28 @@ export interface ProfileSummary {
    * called into a library, Node or V8): which of our functions to optimize. Idle, GC and program excluded.
    */
   topProjectCallers: SelfTime[];
+  /** Shares of the busy (non-idle) sampled time by component of the per-page budget (see componentOf). */
+  components: Record<Component, number>;
+}
+
+/** The per-page CPU budget's components that run on the main thread (bench/budget.ts). */
+export type Component = 'sink' | 'body' | 'parse' | 'gc' | 'rest';
+
+/**
+ * The component a sample belongs to, from its whole stack: body storage (fetching/body-codec, the LZ4
+ * binding), the sink (the sink stage, clickhouse/, the ClickHouse client and chdb's JS), parse on the
+ * main thread (handing pages to the workers), the garbage collector, and the rest (scheduling, HTTP,
+ * Avro, LevelDB, commits). The first matching frame from the leaf up decides.
+ */
+export function componentOf(stack: CallFrame[], root: string): Component {
+  if (stack[0]?.functionName === '(garbage collector)') return 'gc';
+  for (const f of stack) {
+    const mod = moduleOf(f, root);
+    if (mod === 'fetching/body-codec.js' || mod === 'npm:lz4-napi') return 'body';
+    if (mod.startsWith('clickhouse/') || mod.startsWith('stages/sink/') || mod === 'npm:@clickhouse/client' || mod === 'npm:@clickhouse/client-common' || mod === 'npm:chdb') return 'sink';
+    if (mod.startsWith('parsing/') || mod.startsWith('stages/parse/')) return 'parse';
+  }
+  return 'rest';
 }
 
 /** A readable module name: a package, a project file, a Node internal area, or a V8 pseudo-node. */
@@ -73,6 +95,13 @@ export function summarizeProfile(file: string, root: string, top = 15): ProfileS
     }
     return undefined;
   };
+  const stackOf = (id: number): CallFrame[] => {
+    const out: CallFrame[] = [];
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) out.push(byId.get(cur)!.callFrame);
+    return out;
+  };
+  const components: Record<Component, number> = { sink: 0, body: 0, parse: 0, gc: 0, rest: 0 };
+  let busy = 0;
   const callers = new Map<string, number>();
   const fns = new Map<string, number>();
   const mods = new Map<string, number>();
@@ -80,6 +109,10 @@ export function summarizeProfile(file: string, root: string, top = 15): ProfileS
   for (const [id, us] of selfUs) {
     const frame = byId.get(id)!.callFrame;
     if (frame.functionName === '(idle)') idle += us;
+    else {
+      components[componentOf(stackOf(id), root)] += us;
+      busy += us;
+    }
     const mod = moduleOf(frame, root);
     const fn = frame.url ? `${frame.functionName || '(anonymous)'} ${mod}:${frame.lineNumber + 1}` : mod === '(native / V8 builtins)' ? `${frame.functionName} (native)` : mod;
     fns.set(fn, (fns.get(fn) ?? 0) + us);
@@ -95,5 +128,6 @@ export function summarizeProfile(file: string, root: string, top = 15): ProfileS
     topFunctions: rank(fns),
     topModules: rank(mods),
     topProjectCallers: rank(callers),
+    components: Object.fromEntries(Object.entries(components).map(([k, us]) => [k, busy > 0 ? Math.round((us / busy) * 1000) / 1000 : 0])) as Record<Component, number>,
   };
 }

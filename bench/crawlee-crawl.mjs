@@ -3,7 +3,9 @@
 // --min-concurrency, no per-host delay (Crawlee's default), default retries, storage in memory only,
 // logging off. Every link is enqueued (strategy 'all': same- and cross-host; the bench web links only to
 // its own origins, so no filter is needed), so it crawls the same web from the same seeds as crawlstream.
-//   node bench/crawlee-crawl.mjs --seeds-file F [--min-concurrency 16] [--max-concurrency 64]
+// With --verify-tls it checks certificates (Crawlee's default, ignoreSslErrors: true, skips that), as
+// crawlstream always does: the HTTPS bench hands both the same CA through NODE_EXTRA_CA_CERTS.
+//   node bench/crawlee-crawl.mjs --seeds-file F [--min-concurrency 16] [--max-concurrency 64] [--verify-tls]
 // Prints one JSON line: {"handled":N,"failed":N,"elapsedMs":N,...}. Run from a scratch directory.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -15,6 +17,7 @@ const { values } = parseArgs({
     'seeds-file': { type: 'string' },
     'min-concurrency': { type: 'string', default: '16' },
     'max-concurrency': { type: 'string', default: '64' },
+    'verify-tls': { type: 'boolean', default: false },
   },
 });
 const seeds = readFileSync(values['seeds-file'], 'utf8').split('\n').filter(Boolean);
@@ -31,6 +34,7 @@ const crawler = new CheerioCrawler(
     // The autoscaler grows from here while CPU and memory are spare (Crawlee's default is 1).
     minConcurrency,
     respectRobotsTxtFile: true,
+    ignoreSslErrors: !values['verify-tls'],
     async requestHandler({ $, enqueueLinks }) {
       // What a user's handler minimally does: read something off the page, follow its links.
       if ($('title').text()) titles++;

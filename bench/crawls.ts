@@ -24,6 +24,8 @@ export interface CrawlRun {
   seeds?: number;
   /** Which bench web: 'bench' or 'template-heavy'. */
   web_kind?: WebKind;
+  /** Served over HTTPS (a CA made for the run). */
+  https?: boolean;
   /** Page requests the server answered (robots.txt excluded): the arbiter. */
   pages: number;
   wallSeconds: number;
@@ -100,6 +102,8 @@ export interface CrawlOptions {
   onSample?: (s: RssSample) => void;
   /** After the crawl, replay its `fetched` topic through parse and sink and measure that too. */
   replay?: boolean;
+  /** Serve the web over HTTPS with a CA made for the run, handed to crawlstream with --ca-file and to Crawlee through NODE_EXTRA_CA_CERTS. */
+  https?: boolean;
 }
 
 export interface ReplayRun {
@@ -117,7 +121,7 @@ export interface ReplayRun {
 export async function runEmbedded(paths: Paths, name: string, o: CrawlOptions): Promise<CrawlRun> {
   return measuredCrawl(paths, name, 'embedded', o, async (web, scratch) => {
     const args = [...(o.nodeFlags ?? []), paths.bin, 'crawl', ...web.seeds, '--data-dir', join(scratch, 'data'),
-      '--allow-network', '127.0.0.0/8', '--default-delay-ms', '0', '--quiet'];
+      '--allow-network', '127.0.0.0/8', '--default-delay-ms', '0', '--quiet', ...(web.caFile ? ['--ca-file', web.caFile] : [])];
     return { args, env: process.env };
   }, async (run, m, _stats, scratch) => {
     if (o.countRecords && m.exitCode === 0) run.logCounts = await countLogs(join(scratch, 'data'));
@@ -142,7 +146,7 @@ async function measuredCrawl(
   after: (run: CrawlRun, m: Measured, stats: WebStats, scratch: string) => Promise<void>,
 ): Promise<CrawlRun> {
   const scratch = mkdtempSync(join(tmpdir(), `crawlstream-bench-${kind}-`));
-  const web = await startWeb(paths.dist, o.hosts, o.pages, scratch, { kind: o.kind, seeds: o.seeds });
+  const web = await startWeb(paths.dist, o.hosts, o.pages, scratch, { kind: o.kind, seeds: o.seeds, tlsDir: o.https ? join(scratch, 'tls') : undefined });
   try {
     const { args, env } = await command(web, scratch);
     const busyCoresBefore = await waitQuiet(quietWait.ms);
@@ -154,6 +158,7 @@ async function measuredCrawl(
     const run = crawlRun(name, o.hosts, o.pages, m, stats, m.stdout);
     run.seeds = web.seeds.length;
     run.web_kind = o.kind ?? 'bench';
+    if (o.https) run.https = true;
     run.busyCoresBefore = busyCoresBefore;
     run.threads = m.threads;
     run.backgroundCpuSeconds = round(Math.max(0, busy - m.cpuSeconds - stats.serverCpuSeconds), 1);
@@ -196,10 +201,12 @@ export async function runCrawlee(paths: Paths, name: string, concurrency: Crawle
   return measuredCrawl(paths, name, 'crawlee', o, async (web, scratch) => {
     const seedsFile = join(scratch, 'seeds.txt');
     writeFileSync(seedsFile, web.seeds.join('\n') + '\n');
-    const env = { ...process.env, CRAWLEE_STORAGE_DIR: join(scratch, 'storage'), CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_LOG_LEVEL: 'OFF' };
+    const env = { ...process.env, CRAWLEE_STORAGE_DIR: join(scratch, 'storage'), CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_LOG_LEVEL: 'OFF',
+      // Crawlee has no CA option of its own: the bench CA joins the roots Node trusts.
+      ...(web.caFile ? { NODE_EXTRA_CA_CERTS: web.caFile } : {}) };
     return {
       args: [...(o.nodeFlags ?? []), join(paths.bench, 'crawlee-crawl.mjs'), '--seeds-file', seedsFile,
-        '--min-concurrency', String(concurrency.min), '--max-concurrency', String(concurrency.max)],
+        '--min-concurrency', String(concurrency.min), '--max-concurrency', String(concurrency.max), ...(o.https ? ['--verify-tls'] : [])],
       env,
     };
   }, async (run, _m, stats) => {

@@ -1,7 +1,7 @@
 // `npm run bench` (bench/run.sh builds first): the figures of issue 11, each judged against its target,
 // with crawlstream compared to Crawlee's CheerioCrawler at its best in the same run, on the same machine,
 // against the same cheap bench web (bench/bench-server.ts). Writes bench/results/bench-<stamp>.json and .md.
-//   --only ceilings,engine,crawlee,embedded,duplicates,kafka,hostidle,stages,profile,large   (default: all but large)
+//   --only ceilings,engine,crawlee,embedded,https,duplicates,kafka,hostidle,stages,focus,profile,large   (default: all but large)
 //   --with-large   --hosts N --pages N --seeds N   --large-hosts N --large-pages N   --dup-hosts N --dup-pages N
 //   --crawlee-min 16,32 (minConcurrency of each Crawlee run; the fastest is the peer)   --crawlee-max 64
 //   --kafka-workers 1[,2]   --engine-records N   --levers FILE   --out DIR   --quiet-wait SECONDS (default 60)
@@ -17,13 +17,13 @@ import { readLevers } from './levers.js';
 import { describeMachine } from './machine.js';
 import { hasGnuTime, round, runMeasured, waitQuiet } from './proc.js';
 import { renderMarkdown } from './render.js';
-import type { EngineResult, Results } from './report.js';
+import { bestCrawlee, type EngineResult, type FocusResult, type Results } from './report.js';
 import { startWeb } from './web.js';
 
 const KAFKA_ATTEMPTS = 3;
 /** minConcurrency of the Crawlee runs (maxConcurrency 64); the fastest is the peer every ratio uses. */
 const DEFAULT_CRAWLEE_MIN = [16, 32];
-const SECTIONS = ['ceilings', 'engine', 'crawlee', 'embedded', 'duplicates', 'kafka', 'hostidle', 'stages', 'profile', 'large'] as const;
+const SECTIONS = ['ceilings', 'engine', 'crawlee', 'embedded', 'https', 'duplicates', 'kafka', 'hostidle', 'stages', 'focus', 'profile', 'large'] as const;
 /** The politeness loop's latency: a few hosts, many pages each, every host a seed, delay 0 (issue 18). */
 const HOST_IDLE_WEB = { hosts: 5, pages: 100 };
 type Section = (typeof SECTIONS)[number];
@@ -84,7 +84,7 @@ async function profile(hosts: number, pages: number, seeds: number): Promise<Res
   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
   const file = files.find((f) => f.split('.').at(-3) === '0') ?? files[0];
   if (!file) throw new Error('no .cpuprofile written');
-  return { ...summarizeProfile(join(dir, file), dist), file: join(dir, file), pagesPerSecond: run.pagesPerSecond, pages: run.pages };
+  return { ...summarizeProfile(join(dir, file), dist), file: join(dir, file), pagesPerSecond: run.pagesPerSecond, pages: run.pages, run };
 }
 
 function list(v: string | undefined, d: number[], name: string): number[] {
@@ -193,6 +193,20 @@ async function main(): Promise<void> {
     if (r.logCounts) say(`embedded: ${r.logCounts.total} records through the topology = ${round(r.logCounts.total / Math.max(1, r.pages), 2)} per page`);
     if (r.replay) say(`replay of fetched through parse, sink: ${r.replay.records} records in ${r.replay.wallSeconds} s = ${r.replay.recordsPerSecond} records/s`);
   });
+  await section('https', async () => {
+    // The same web over TLS (a CA made for the run, trusted by both crawlers): Crawlee at its fastest
+    // HTTP configuration, then crawlstream embedded.
+    const best = bestCrawlee(results.crawls);
+    const c = crawlee.find((x) => `crawlee-min${x.min}` === best?.name) ?? crawlee.at(-1)!;
+    say(`crawlee over HTTPS (minConcurrency ${c.min})…`);
+    const peer = await runCrawlee(paths, `crawlee-https-min${c.min}`, c, { hosts, pages, seeds, https: true });
+    results.crawls[peer.name] = peer;
+    say(summary(peer));
+    say('crawlstream embedded over HTTPS…');
+    const r = await runEmbedded(paths, 'embedded-https', { hosts, pages, seeds, https: true });
+    results.crawls[r.name] = r;
+    say(summary(r));
+  });
   await section('duplicates', async () => {
     say(`crawlstream embedded on the template-heavy web (${dupWeb.hosts} hosts × ${dupWeb.pages} pages)…`);
     const r = await runEmbedded(paths, 'embedded-template-heavy', { ...dupWeb, seeds: Math.min(seeds, dupWeb.hosts), kind: 'template-heavy', countRecords: true });
@@ -221,6 +235,13 @@ async function main(): Promise<void> {
     results.stages = await childJson('stages.js', []);
     say('seen-set at 10 million URLs…');
     results.seenSet = await childJson('seen-set.js', ['10000000'], ['--expose-gc']);
+  });
+  await section('focus', async () => {
+    say('focus: parse cost with focus on, and the topic web crawled with and without --focus-examples…');
+    await waitQuiet(quietWait.ms);
+    results.focus = (await childJson('focus.js', [])) as unknown as FocusResult;
+    const f = results.focus;
+    say(`focus: harvest over the first 500 pages ${f.focused.harvest} (unfocused ${f.plain.harvest}), coverage ${f.focused.coverage}, parse +${f.parse.overheadMicrosPerPage} µs/page`);
   });
   await section('profile', async () => {
     say('profiled embedded crawl (node --cpu-prof)…');

@@ -1,5 +1,6 @@
 // The Markdown of one benchmark run: targets, crawls, CPU per page by component, records per topic,
 // ceilings, stage costs, the large run, the profile and the levers table.
+import { renderBudget } from './budget.js';
 import type { CrawlRun } from './crawls.js';
 import { renderLevers, type LeversFile } from './levers.js';
 import { compare, msPerPage, ratio, type Results } from './report.js';
@@ -26,7 +27,7 @@ function crawlTable(res: Results, ref: CrawlRun | undefined): string[] {
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   const runs = [...Object.values(res.crawls), ...(res.large ? [res.large] : [])];
   for (const r of runs) {
-    rows.push(`| ${r.name} | ${r.web_kind ?? 'bench'} ${r.hosts}×${r.pagesPerHost} | ${r.seeds ?? '—'} | ${r.pages} | ${fmt(r.wallSeconds)} | ${fmt(r.pagesPerSecond)} | ${fmt(ratio(r.pagesPerSecond, ref?.pagesPerSecond), 2)} | ` +
+    rows.push(`| ${r.name} | ${r.web_kind ?? 'bench'}${r.https ? ' https' : ''} ${r.hosts}×${r.pagesPerHost} | ${r.seeds ?? '—'} | ${r.pages} | ${fmt(r.wallSeconds)} | ${fmt(r.pagesPerSecond)} | ${fmt(ratio(r.pagesPerSecond, ref?.pagesPerSecond), 2)} | ` +
       `${fmt(r.activePagesPerSecond)} | ${fmt(r.peakRssMb, 0)} | ${fmt(ratio(r.peakRssMb, ref?.peakRssMb), 2)} | ${fmt(r.cpuSecondsPer1000Pages, 2)} | ${fmt(ratio(r.cpuSecondsPer1000Pages, ref?.cpuSecondsPer1000Pages), 2)} | ` +
       `${r.web.peakRequestsPerHostPerSecond} | ${r.web.hostGapMs ? `${fmt(r.web.hostGapMs.p50, 0)} / ${fmt(r.web.hostGapMs.p90, 0)}` : '—'} | ${r.web.maxConnectionsPerHost} / ${r.web.maxConnectionsTotal} | ${r.web.robotsRequests} | ${fmt(r.web.serverCpuSeconds)} | ${fmt(othersCores(r), 2)} |`);
   }
@@ -36,19 +37,19 @@ function crawlTable(res: Results, ref: CrawlRun | undefined): string[] {
 function componentsTable(res: Results): string[] {
   const out = ['## CPU-ms per page by component', '',
     'Crawler process: every thread, exact (wait4). Its split by thread is sampled from /proc once a second (Node 20 names all its threads "node"; ' +
-    '"other node threads" are the parse worker_threads, libuv\'s pool — zlib, LevelDB, fs — and V8\'s GC/compiler helpers; chdb\'s threads carry ClickHouse\'s names); ' +
+    'the parse pool\'s workers name themselves parse-worker; "other node threads" are libuv\'s pool — LZ4/zlib, LevelDB, fs — and V8\'s GC/compiler helpers; chdb\'s threads carry ClickHouse\'s names); ' +
     '"unsampled" is CPU the samples missed (threads\' last second, short-lived threads). Services: CPU of the service process during the crawl (shared services: other users count too).', '',
-    '| run | pages | crawler process | main thread | other node threads | chdb / native threads | unsampled | broker | registry | ClickHouse server | web server | total |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+    '| run | pages | crawler process | main thread | parse workers | other node threads | chdb / native threads | unsampled | broker | registry | ClickHouse server | web server | total |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   const runs = [...Object.values(res.crawls), ...(res.large ? [res.large] : [])];
   for (const r of runs) {
     const th = r.threads;
-    const sampled = th ? th.mainThread + th.otherNodeThreads + th.chdbAndNative : undefined;
+    const sampled = th ? th.mainThread + (th.parseWorkers ?? 0) + th.otherNodeThreads + th.chdbAndNative : undefined;
     const svc = r.servicesCpuSeconds;
     const parts = [r.cpuSeconds, svc?.kafka, svc?.['schema-registry'], svc?.clickhouse, r.web.serverCpuSeconds];
     const total = parts.reduce<number>((n, v) => n + (v ?? 0), 0);
     const ms = (v: number | undefined) => fmt(msPerPage(v, r.pages), 2);
-    out.push(`| ${r.name} | ${r.pages} | ${ms(r.cpuSeconds)} | ${ms(th?.mainThread)} | ${ms(th?.otherNodeThreads)} | ${ms(th?.chdbAndNative)} | ` +
+    out.push(`| ${r.name} | ${r.pages} | ${ms(r.cpuSeconds)} | ${ms(th?.mainThread)} | ${ms(th?.parseWorkers)} | ${ms(th?.otherNodeThreads)} | ${ms(th?.chdbAndNative)} | ` +
       `${sampled === undefined ? '—' : ms(Math.max(0, r.cpuSeconds - sampled))} | ${ms(svc?.kafka)} | ${ms(svc?.['schema-registry'])} | ${ms(svc?.clickhouse)} | ${ms(r.web.serverCpuSeconds)} | ${ms(total)} |`);
   }
   out.push('');
@@ -99,7 +100,7 @@ function ceilingsSection(res: Results, share: number | null): string[] {
     `| parse only (analyzeBody on stored bench pages, one core) | ${p.benchPages.pagesPerSecond} | ${p.benchPages.cpuMicrosPerPage} CPU (${p.benchPages.microsPerPage} wall) | |`,
     `| parse only (benchExtract() sample articles) | ${p.sampleArticles.pagesPerSecond} | ${p.sampleArticles.microsPerPage} | |`,
     '', `Fetch ceiling: ${f.errors} errors, the server used ${fmt(f.serverCpuSeconds, 2)} CPU s (${fmt(msPerPage(f.serverCpuSeconds, f.requests), 3)} ms per page); ` +
-    `bench pages average ${p.benchPages.averagePageBytes} bytes, ${p.benchPages.linksPerPage} links; compressing a page as the fetch stage stores it costs ${p.benchPages.compressCpuMicrosPerPage} µs.`, ''];
+    `bench pages average ${p.benchPages.averagePageBytes} bytes, ${p.benchPages.linksPerPage} links; compressing a page as the fetch stage stores it costs ${p.benchPages.compressCpuMicrosPerPage} µs, restoring it ${p.benchPages.decompressCpuMicrosPerPage ?? '—'} µs.`, ''];
 }
 
 export function renderMarkdown(res: Results, levers: LeversFile): string {
@@ -122,6 +123,7 @@ export function renderMarkdown(res: Results, levers: LeversFile): string {
     '|---|---:|---:|:-:|---|',
     ...c.targets.map((t) => `| ${t.name} | ${fmt(t.value, 2)} | ${t.target} | ${mark(t.ok)} | ${t.how} |`),
     '',
+    ...renderBudget(res),
     `## Crawls (ratios against ${c.crawleeReference ?? 'Crawlee: not measured'})`,
     '',
     ...crawlTable(res, ref),

@@ -33,19 +33,30 @@ export interface Results {
   ceilings?: {
     fetch: { pagesPerSecond: number; wallMicrosPerRequest: number; cpuMicrosPerRequest: number; errors: number; serverCpuSeconds: number; averagePageBytes: number; requests: number };
     parse: {
-      benchPages: { what: string; pagesPerSecond: number; microsPerPage: number; cpuMicrosPerPage: number; compressCpuMicrosPerPage: number; linksPerPage: number; averagePageBytes: number };
+      benchPages: { what: string; pagesPerSecond: number; microsPerPage: number; cpuMicrosPerPage: number; compressCpuMicrosPerPage: number; decompressCpuMicrosPerPage?: number; linksPerPage: number; averagePageBytes: number };
       sampleArticles: { pagesPerSecond: number; microsPerPage: number };
     };
   };
   engine?: EngineResult;
   stages?: Record<string, any>;
   seenSet?: Record<string, any>;
-  profile?: ProfileSummary & { file: string; pagesPerSecond: number; pages: number };
+  focus?: FocusResult;
+  profile?: ProfileSummary & { file: string; pagesPerSecond: number; pages: number; run?: CrawlRun };
   large?: CrawlRun;
   comparison?: Comparison;
   /** Sections or runs that failed, with why. */
   failed?: string[];
   durationSeconds?: number;
+}
+
+/** bench/focus.ts: a focused crawl's figures (issue 21). */
+export interface FocusResult {
+  parse: { pages: number; plainMicrosPerPage: number; focusMicrosPerPage: number; overheadMicrosPerPage: number; medianOverheadMicrosPerPage: number; what: string };
+  web: { pages: number; onTopic: number; seeds: number; hosts: number };
+  plain: { pages: number; harvest: number; coverage: number; wallSeconds: number };
+  focused: { pages: number; harvest: number; coverage: number; wallSeconds: number };
+  harvestRatio: number | null;
+  what: string;
 }
 
 export interface Target {
@@ -70,7 +81,16 @@ export const ratio = (a: number | undefined, b: number | undefined) => (a !== un
 
 /** The fastest Crawlee run (pages/s) among those that fetched the whole web. */
 export function bestCrawlee(crawls: Record<string, CrawlRun>): CrawlRun | undefined {
-  const runs = Object.values(crawls).filter((r) => r.name.startsWith('crawlee'));
+  return bestOf(crawls, false);
+}
+
+/** The fastest Crawlee run over HTTPS. */
+export function bestCrawleeHttps(crawls: Record<string, CrawlRun>): CrawlRun | undefined {
+  return bestOf(crawls, true);
+}
+
+function bestOf(crawls: Record<string, CrawlRun>, https: boolean): CrawlRun | undefined {
+  const runs = Object.values(crawls).filter((r) => r.name.startsWith('crawlee') && (r.https ?? false) === https);
   const complete = runs.filter((r) => r.web.distinctPages >= r.hosts * r.pagesPerHost);
   return (complete.length ? complete : runs).sort((a, b) => b.pagesPerSecond - a.pagesPerSecond)[0];
 }
@@ -80,6 +100,8 @@ export const msPerPage = (seconds: number | undefined, pages: number) => (second
 
 export function compare(res: Results): Comparison {
   const ref = bestCrawlee(res.crawls);
+  const refHttps = bestCrawleeHttps(res.crawls);
+  const embHttps = res.crawls['embedded-https'];
   const emb = res.crawls.embedded;
   const dup = res.crawls['embedded-template-heavy'];
   const k1 = res.crawls['kafka-1w'];
@@ -90,6 +112,7 @@ export function compare(res: Results): Comparison {
   const dups = dup?.logCounts?.duplicates;
   const ratios = {
     embeddedPagesPerSecondVsCrawlee: ratio(emb?.pagesPerSecond, ref?.pagesPerSecond),
+    embeddedHttpsPagesPerSecondVsCrawlee: ratio(embHttps?.pagesPerSecond, refHttps?.pagesPerSecond),
     embeddedPeakRssVsCrawlee: ratio(emb?.peakRssMb, ref?.peakRssMb),
     embeddedCpuPer1000PagesVsCrawlee: ratio(emb?.cpuSecondsPer1000Pages, ref?.cpuSecondsPer1000Pages),
     embeddedShareOfFetchCeiling: ratio(emb?.pagesPerSecond, fetchCeiling),
@@ -121,6 +144,8 @@ export function compare(res: Results): Comparison {
         parse ? parse.what : 'section ceilings not run'),
       t('embedded pages/s ÷ Crawlee pages/s', ratios.embeddedPagesPerSecondVsCrawlee, '≥ 5', (v) => v >= 5,
         emb && ref ? `${emb.pagesPerSecond} / ${ref.pagesPerSecond} (${ref.name})` : 'needs sections embedded and crawlee'),
+      t('HTTPS: embedded pages/s ÷ Crawlee pages/s', ratios.embeddedHttpsPagesPerSecondVsCrawlee, '≥ 4', (v) => v >= 4,
+        embHttps && refHttps ? `${embHttps.pagesPerSecond} / ${refHttps.pagesPerSecond} (${refHttps.name})` : 'needs section https'),
       t('embedded pages/s ÷ fetch-only ceiling (cheap server)', ratios.embeddedShareOfFetchCeiling, '≥ 0.10', (v) => v >= 0.1,
         emb && fetchCeiling ? `${emb.pagesPerSecond} / ${fetchCeiling}` : 'needs sections embedded and ceilings'),
       t('Kafka, 1 worker: pages/s ÷ Crawlee', ratios.kafka1PagesPerSecondVsCrawlee, '≥ 2', (v) => v >= 2,
@@ -135,6 +160,7 @@ export function compare(res: Results): Comparison {
         large && emb ? `${large.peakRssMb} MB / ${emb.peakRssMb} MB` : 'run with --with-large'),
       t('pages/s at 100k ÷ at 10k', ratios.largePagesPerSecondVsEmbedded, '0.85 – 1.15', (v) => v >= 0.85 && v <= 1.15,
         large && emb ? `${large.pagesPerSecond} / ${emb.pagesPerSecond}` : 'run with --with-large'),
+      ...focusTargets(res.focus, t),
     ],
     fairness: fairness(res, ref),
   };
@@ -143,6 +169,20 @@ export function compare(res: Results): Comparison {
 function hostIdleHow(k: CrawlRun, e: CrawlRun | undefined): string {
   const g = (r: CrawlRun) => (r.web.hostGapMs ? `p50 ${r.web.hostGapMs.p50} / p90 ${r.web.hostGapMs.p90} ms` : 'no gaps');
   return `from the end of one request to a host to the start of the next, the server's log: Kafka ${g(k)}` + (e ? `; embedded ${g(e)}` : '');
+}
+
+/** Issue 21's targets: a focused crawl of the topic web against an unfocused one, and what focus costs parse. */
+function focusTargets(f: FocusResult | undefined, t: (name: string, value: number | null | undefined, target: string, ok: (v: number) => boolean, how: string) => Target): Target[] {
+  const none = 'section focus not run';
+  return [
+    t('focus: harvest rate over the first 500 pages (topic web)', f?.focused.harvest, '≥ 0.3', (v) => v >= 0.3,
+      f ? `${f.focused.harvest} focused, ${f.plain.harvest} unfocused; ${f.what}` : none),
+    t('focus: harvest rate ÷ unfocused', f?.harvestRatio, '≥ 5', (v) => v >= 5, f ? `${f.focused.harvest} / ${f.plain.harvest}` : none),
+    t('focus: share of on-topic pages within 3× their number', f?.focused.coverage, '≥ 0.8', (v) => v >= 0.8,
+      f ? `${f.web.onTopic} on-topic pages among ${f.web.pages}; unfocused ${f.plain.coverage}` : none),
+    t('focus: parse µs per bench page, focus on − off', f?.parse.overheadMicrosPerPage, '≤ 50', (v) => v <= 50,
+      f ? `${f.parse.focusMicrosPerPage} − ${f.parse.plainMicrosPerPage} µs (medians differ by ${f.parse.medianOverheadMicrosPerPage}); ${f.parse.what}` : none),
+  ];
 }
 
 function brokerHow(k: CrawlRun): string {
@@ -161,6 +201,7 @@ function fairness(res: Results, ref: CrawlRun | undefined): string[] {
     'Pages are counted by the server (robots.txt excluded); pages/s = pages ÷ wall time of the crawler process, start-up and shutdown included. Peak RSS and CPU: GNU time (wait4 ru_maxrss, user+sys of every thread).',
     'crawlstream: defaults with --default-delay-ms 0: one request in flight per host (its politeness, not switchable), ≤128 fetches in flight, results in embedded ClickHouse (chdb, in the crawl process) + LevelDB on disk.',
     `Crawlee CheerioCrawler (the peer): respectRobotsTxtFile, maxConcurrency ${o.crawlee[0]?.max ?? 64}, autoscaled from minConcurrency ${o.crawlee.map((c) => c.min).join(' / ')}, no per-host delay (its default: several requests to one host at once), default retries, MemoryStorage without persistence, log off, enqueueLinks({ strategy: 'all' }); the handler reads the title and stores nothing. Ratios use the fastest: ${ref?.name ?? 'none measured'}.`,
+    'HTTPS runs (section https): the same web over TLS 1.3 with an ECDSA P-256 certificate for its addresses, signed by a CA made with the openssl CLI for the run; crawlstream trusts it through --ca-file, Crawlee through NODE_EXTRA_CA_CERTS, and both verify certificates (Crawlee with ignoreSslErrors: false; its default skips verification).',
     'Before each measured crawl the harness waits (up to a limit) for the machine to be quiet; the CPU other processes used during a run is shown, so a disturbed run can be told apart.',
   ];
 }

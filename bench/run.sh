@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm run bench [-- --only ceilings,engine,crawlee,embedded,duplicates,kafka,stages,profile,large] [--with-large]
+# npm run bench [-- --only ceilings,engine,crawlee,embedded,https,duplicates,kafka,stages,profile,large] [--with-large]
 #                 [--hosts N --pages N --seeds N] [--crawlee-min 16,32] [--quiet-wait S]   (all options: bench/main.ts)
 # Builds the project, installs the benchmark-only dependencies (Crawlee) into bench/node_modules when
 # missing, then runs the harness (dist/bench/main.js). Results: bench/results/bench-<date>.json and .md;

@@ -144,7 +144,7 @@ async function dedupDirect(): Promise<object> {
     const key = { host, hi, lo };
     if (bloom.mightContain(hi, lo) && store.get(key) !== undefined) continue;
     bloom.add(hi, lo);
-    store.put(key, 1);
+    store.put(key, { found: 1, best: -1 });
     fresh++;
     if (i % 1000 === 999) await commit();
   }
@@ -254,7 +254,7 @@ async function levelStore(): Promise<object> {
   const store = new LevelStore(db as unknown as BinaryDb, seenSetStore, bucketsOfPartition(0, 1));
   const n = Math.round(200_000 * scale);
   const keys = Array.from({ length: n }, (_, i) => ({ host: `127.20.0.${(i % 200) + 1}:${PORT}`, ...fingerprint64(`k${i}`) }));
-  const put = micros(n, (i) => store.put(keys[i % n], 1));
+  const put = micros(n, (i) => store.put(keys[i % n], { found: 1, best: -1 }));
   const pending = micros(n, (i) => store.get(keys[i % n]));
   let t = process.hrtime.bigint();
   const writes = store.takeWrites();
@@ -266,7 +266,7 @@ async function levelStore(): Promise<object> {
   // Small commits, as a busy task makes them: 100 puts per batch.
   t = process.hrtime.bigint();
   for (let b = 0; b < 200; b++) {
-    for (let i = 0; i < 100; i++) store.put(keys[(b * 100 + i) % n], 1);
+    for (let i = 0; i < 100; i++) store.put(keys[(b * 100 + i) % n], { found: 1, best: -1 });
     const w = store.takeWrites();
     await db.batch(w.map((x) => ({ type: 'put' as const, key: x.key, value: x.value ?? Buffer.alloc(0) })));
     store.writesCommitted();

@@ -2,10 +2,13 @@
 // last sample counts, so CPU a thread spent after the last sample, or in a thread that lived less than a
 // sampling period, is not attributed: the report shows that remainder against the exact wait4 total).
 // Node 20 names all its own threads "node" (main, V8 platform workers, libuv's pool, worker_threads);
-// chdb's threads carry ClickHouse's names (ThreadPool, BgSchPool, …).
+// the parse pool's workers rename themselves "parse-worker" (parsing/parse-worker.ts); chdb's threads
+// carry ClickHouse's names (ThreadPool, BgSchPool, …).
 import { readdirSync, readFileSync } from 'node:fs';
 
 const CLOCK_TICKS = 100;
+/** parsing/parse-worker.ts's PARSE_THREAD_NAME (not imported: that module starts a worker's loop). */
+const PARSE_THREAD = 'parse-worker';
 
 export interface ThreadCpu {
   tid: number;
@@ -17,7 +20,9 @@ export interface ThreadGroups {
   pid: number;
   /** The main JavaScript thread (tid = pid). */
   mainThread: number;
-  /** Other threads named "node": worker_threads (the parse pool), libuv's pool (zlib, LevelDB, fs), V8's platform workers (GC, compilation). */
+  /** The parse pool's worker threads (named "parse-worker"). */
+  parseWorkers: number;
+  /** Other threads named "node": libuv's pool (LZ4/zlib, LevelDB, fs), V8's platform workers (GC, compilation), other worker_threads. */
   otherNodeThreads: number;
   /** Threads of the embedded ClickHouse (chdb) and anything else not named "node". */
   chdbAndNative: number;
@@ -57,8 +62,9 @@ export class ThreadSampler {
     return {
       pid: this.pid,
       mainThread: sum(all.filter((t) => t.tid === this.pid)),
+      parseWorkers: sum(all.filter((t) => t.name === PARSE_THREAD)),
       otherNodeThreads: sum(all.filter((t) => t.tid !== this.pid && t.name === 'node')),
-      chdbAndNative: sum(all.filter((t) => t.name !== 'node')),
+      chdbAndNative: sum(all.filter((t) => t.name !== 'node' && t.name !== PARSE_THREAD)),
       top: all.sort((a, b) => b.cpuSeconds - a.cpuSeconds).slice(0, top),
     };
   }

@@ -53,6 +53,8 @@ export interface WebOptions {
   kind?: WebKind;
   /** How many root URLs to give the crawler as seeds (default every origin's root). */
   seeds?: number;
+  /** Serve HTTPS with a CA made in this directory (BenchWeb.caFile names its certificate). */
+  tlsDir?: string;
 }
 
 export interface BenchWeb {
@@ -62,6 +64,8 @@ export interface BenchWeb {
   seeds: string[];
   /** Seconds the server spent rendering its pages before it listened (not part of any measurement). */
   renderSeconds: number;
+  /** The CA certificate to trust, when the web serves HTTPS. */
+  caFile?: string;
   pid: number;
   /** Stops the server and reads its request log. */
   stop(): Promise<WebStats>;
@@ -79,13 +83,14 @@ interface LogLine {
 
 export async function startWeb(distDir: string, hosts: number, pages: number, logDir: string, opts: WebOptions = {}): Promise<BenchWeb> {
   const logFile = join(logDir, `web-${process.pid}-${Date.now()}.jsonl`);
-  const args = [join(distDir, 'bench/bench-server.js'), '--kind', opts.kind ?? 'bench', '--hosts', String(hosts), '--pages', String(pages), '--log', logFile];
+  const args = [join(distDir, 'bench/bench-server.js'), '--kind', opts.kind ?? 'bench', '--hosts', String(hosts), '--pages', String(pages), '--log', logFile,
+    ...(opts.tlsDir ? ['--tls-dir', opts.tlsDir] : [])];
   const child = spawn(process.execPath, args, {
     // stdin stays a pipe: if the harness dies, the server sees it close and exits.
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const line = await firstLine(child);
-  const info = JSON.parse(line) as { port: number; seeds: string[]; origins: string[]; renderSeconds: number };
+  const info = JSON.parse(line) as { port: number; seeds: string[]; origins: string[]; renderSeconds: number; caFile?: string };
   const cpuAtStart = cpuSecondsOf(child.pid!) ?? 0;
   const connections = sampleConnections(info.port);
   return {

@@ -14,6 +14,7 @@ import {
 import { formatProgress, formatSummary, stderrLogger } from './progress.js';
 import { crawlOutcome } from '../crawl/crawl-outcome.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
+import { describeFocus, FOCUS_FLAGS, focusFrom } from './focus-options.js';
 
 export const DEFAULT_DATA_DIR = 'crawl-data';
 /** The crawl ran to its end but its results are incomplete: records lost to log damage before they were processed, records set aside as dead letters, WARC captures not written. */
@@ -24,6 +25,7 @@ export const NOTHING_ANSWERED_EXIT = 4;
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {
     ...CRAWL_LEVEL_FLAGS,
+    ...FOCUS_FLAGS,
     'seeds-file': { type: 'string' },
     'data-dir': { type: 'string' },
     'allow-network': { type: 'string', multiple: true },
@@ -55,6 +57,10 @@ export async function run(argv: string[]): Promise<number> {
     throw new UsageError((err as Error).message);
   }
   const config = crawlConfigFrom(values, { allowNetworks, proxy: proxyOption(values) }, seeds);
+  const log = stderrLogger();
+  config.focus = focusFrom(values, undefined, log.info);
+  // Built once here: a module that does not load is a usage error before anything is written.
+  if (config.focus) log.info(await describeFocus(config.focus));
   // Found now, not at the first page to render: otherwise every render would end in an error row.
   if (config.render !== 'never' && !findChromium(values.chromium as string | undefined)) {
     throw new UsageError(`--render ${config.render} needs Chromium: install Debian's chromium package, or give --chromium PATH or CRAWLSTREAM_CHROMIUM`);
@@ -63,7 +69,6 @@ export async function run(argv: string[]): Promise<number> {
   const warc = warcOutputFrom(values);
   const metrics = metricsOptionsFrom(values);
   const dataDir = resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR);
-  const log = stderrLogger();
   warnAboutRefusedSeeds(seeds, policy, log.warn);
   // Before the crawl: a port in use is a clear error, not a crawl without its metrics.
   const served = metrics ? await serveTelemetry(metrics, log) : undefined;

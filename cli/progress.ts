@@ -18,6 +18,7 @@ export function formatProgress(s: CrawlStats, pagesPerSecond: number): string {
   return [
     `${s.pages} pages`,
     ...recrawl,
+    ...(s.focusJudged ? [harvest(s)] : []),
     `${pagesPerSecond.toFixed(1)} pages/s`,
     `frontier ${s.frontier}`,
     `in flight ${s.inFlight}`,
@@ -47,7 +48,13 @@ export function formatSummary(s: CrawlSummary, dataDir: string): string {
     section(total(o.skipped), 'skipped', o.skipped),
     `${s.robotsRequests} robots.txt requests`,
     `${s.duplicates} duplicates`,
+    ...(s.focusJudged ? [harvest(s)] : []),
   ];
   if (o.warnings.size) parts.push(section(total(o.warnings), 'warnings said once', o.warnings));
   return `${verb} ${s.pages} pages${recrawls}${why ? `: ${why}` : ''} (${parts.join('; ')}) in ${seconds.toFixed(1)} s: ${rate.toFixed(1)} pages/s${left}; data in ${dataDir}`;
+}
+
+/** A focused crawl's figure of merit: pages on the topic among the pages judged. */
+function harvest(s: CrawlStats): string {
+  return `harvest ${(s.focusRelevant / s.focusJudged).toFixed(2)} (${s.focusRelevant} of ${s.focusJudged} pages on the topic)`;
 }

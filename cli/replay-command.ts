@@ -10,6 +10,7 @@ import { durationOption, intOption, LIMITS, listOption, parse, UsageError } from
 import { DEFAULT_DATA_DIR } from './crawl-command.js';
 import { KAFKA_FLAGS } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
+import { describeFocus, FOCUS_FLAGS, focusFrom } from './focus-options.js';
 
 // ISO 8601 dates only: Date.parse alone takes "1" for the year 2001, so a unit-less "--since 1" would
 // silently replay from 2001. A date without a time is midnight UTC, a time without an offset is local.
@@ -50,6 +51,7 @@ export async function run(argv: string[]): Promise<number> {
     'clickhouse-url': { type: 'string' },
     'schema-registry': { type: 'string' },
     id: { type: 'string' },
+    ...FOCUS_FLAGS,
     ...METRICS_FLAGS,
   });
   const from = (values.from as string | undefined) ?? 'fetched';
@@ -61,12 +63,15 @@ export async function run(argv: string[]): Promise<number> {
   const metrics = metricsOptionsFrom(values);
   const parserModule = values['parser-module'] ? await loadParserModule(values['parser-module'] as string) : undefined;
   const log = stderrLogger();
+  // New examples rescore every replayed page; without them a replay on Kafka judges as the crawl did.
+  const focus = focusFrom(values, undefined, log.info);
+  if (focus) log.info(await describeFocus(focus));
   const served = metrics ? await serveTelemetry(metrics, log) : undefined;
   const abort = new AbortController();
   process.once('SIGINT', () => abort.abort());
   const onProgress = (p: ReplayProgress) => process.stderr.write(formatProgress(p) + '\n');
   const common = {
-    id, from, processors: processors.length ? processors : ['parse', 'sink'], since, fromOffset, parserModule, log, onProgress, signal: abort.signal,
+    id, from, processors: processors.length ? processors : ['parse', 'sink'], since, fromOffset, parserModule, focus, log, onProgress, signal: abort.signal,
     clickhouseUrl: values['clickhouse-url'] as string | undefined, telemetry: served?.telemetry,
   };
   let result;

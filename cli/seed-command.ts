@@ -8,9 +8,10 @@ import { seedRecords } from '../contract/url-batch.js';
 import { CRAWL_LEVEL_FLAGS, crawlConfigFrom, parse, UsageError } from './options.js';
 import { brokersOf, KAFKA_FLAGS, required } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
+import { describeFocus, FOCUS_FLAGS, focusFrom } from './focus-options.js';
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { ...KAFKA_FLAGS, ...CRAWL_LEVEL_FLAGS, 'schema-registry': { type: 'string' } });
+  const { values, positionals } = parse(argv, { ...KAFKA_FLAGS, ...CRAWL_LEVEL_FLAGS, ...FOCUS_FLAGS, 'schema-registry': { type: 'string' } });
   if (positionals.length === 0) throw new UsageError('give at least one seed URL');
   const log = stderrLogger();
   if (values['max-pages'] !== undefined) throw new UsageError('--max-pages needs one page counter, which only an embedded crawl has; on Kafka bound the crawl with --max-depth and --max-pages-per-host');
@@ -21,6 +22,9 @@ export async function run(argv: string[]): Promise<number> {
     const codecs = await topologyCodecs(topology, cluster.names, required(values, 'schema-registry'));
     const state = await readClusterState<Partial<CrawlConfig>>(cluster);
     const config = crawlConfigFrom(values, state?.options ?? {}, positionals);
+    // The examples (and a module) are stored as content: every worker builds the model from them.
+    config.focus = focusFrom(values, config.focus, log.info);
+    if (config.focus) log.info(await describeFocus(config.focus));
     const partitions = await partitionCount(cluster, 'discovered-urls');
     await writeClusterState(cluster, { options: crawlLevelOptions(config), control: state?.control ?? { paused: false, generation: 0, partitions } });
     const producer = cluster.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });

@@ -141,6 +141,16 @@ ORDER BY shortest_ms`,
       { format: (v) => plural(v, 'URL') }),
   },
   {
+    title: 'Focus: harvest rate over time',
+    about: 'A focused crawl\'s figure of merit: page fetches per minute (bars) and the share of them judged on the topic, relevance at or above the crawl\'s threshold (line). Empty for a crawl without focus.',
+    sql: `SELECT toUInt64(toUnixTimestamp(minute)) * 1000 AS minute_ms, pages, judged, relevant, harvest_rate
+FROM focus_harvest
+WHERE judged > 0
+ORDER BY minute_ms`,
+    render: (rows) => timeChart(rows.map((r) => ({ t: n(r.minute_ms), bars: n(r.pages), line: Math.round(n(r.harvest_rate) * 100) })),
+      { barsLabel: 'pages fetched', lineLabel: 'harvest rate', formatLine: (v) => `${formatCount(v)} %` }),
+  },
+  {
     title: 'Skipped URLs by reason',
     about: 'URLs the crawler decided not to fetch (no request was sent), by reason: robots.txt, network policy, Crawl-delay over the bound, scope, per-host budget, trap guards (normalize\'s rows stand for url_count URLs each).',
     sql: `SELECT reason, sum(url_count) AS urls, uniqExact(host) AS hosts

@@ -170,7 +170,14 @@ export function parsedRow(p: ParsedPage): Record<string, unknown> {
     link_anchors: links.map((l) => str(l.anchor)),
     link_nofollow: links.map((l) => (l.nofollow ? 1 : 0)),
     text: utf8Prefix(str(p.text), MAX_TEXT_BYTES),
+    relevance: score(p.relevance),
+    focus_threshold: score(p.focus_threshold),
   };
+}
+
+/** A focused crawl's 0–1 figure, or -1 when the record has none (records written before focus existed). */
+function score(value: unknown): number {
+  return typeof value === 'number' && value >= 0 && value <= 1 ? value : -1;
 }
 
 export function duplicateRow(d: Duplicate): Record<string, unknown> {

@@ -97,15 +97,18 @@ ANY LEFT JOIN (
 ) AS dups USING (fetch_id, log_id)`;
 }
 
-// Version 4: the latest outcome per URL (status, time, error of its latest fetch) with its latest
-// CONTENT: a 304 leaves the content of the last fetch that had a body current, as a conditional
-// refetch should. Content comes from the URL's latest parse; its duplicate finding from that parse's fetch.
-export function pagesView(db: string): string {
+// Since version 4: the latest outcome per URL (status, time, error of its latest fetch) with its
+// latest CONTENT: a 304 leaves the content of the last fetch that had a body current, as a conditional
+// refetch should. Content comes from the URL's latest parse; its duplicate finding from that parse's
+// fetch. `content`: parse columns a later version adds to the view.
+function latestContentView(db: string, content: readonly string[]): string {
+  const more = content.map((c) => `, ${c}`).join('');
+  const argMaxes = content.map((c) => `,\n      argMax(${c}, ${LATEST}) AS ${c}`).join('');
   return `CREATE VIEW IF NOT EXISTS pages AS
 SELECT url, final_url, host, status, depth, fetched_at, bytes, content_hash, simhash,
-  tupleElement(dup, 1) AS duplicate_of, tupleElement(dup, 2) AS duplicate_kind, title, error, content_type, text
+  tupleElement(dup, 1) AS duplicate_of, tupleElement(dup, 2) AS duplicate_kind, title, error, content_type, text${more}
 FROM (
-  SELECT url, final_url, host, status, depth, fetched_at, bytes, error, fetch_id, log_id, content_hash, simhash, title, content_type, text
+  SELECT url, final_url, host, status, depth, fetched_at, bytes, error, fetch_id, log_id, content_hash, simhash, title, content_type, text${more}
   FROM (
     SELECT url,
       argMax(final_url, ${LATEST}) AS final_url,
@@ -130,9 +133,9 @@ FROM (
       argMax(simhash, ${LATEST}) AS simhash,
       argMax(title, ${LATEST}) AS title,
       argMax(content_type, ${LATEST}) AS content_type,
-      argMax(text, ${LATEST}) AS text
+      argMax(text, ${LATEST}) AS text${argMaxes}
     FROM (
-      SELECT url, fetch_id, log_id, content_hash, simhash, title, content_type, text, tuple(fetched_at_ms, log_id, fetch_id) AS k
+      SELECT url, fetch_id, log_id, content_hash, simhash, title, content_type, text${more}, tuple(fetched_at_ms, log_id, fetch_id) AS k
       FROM ${db}.parsed_pages FINAL
     ) AS parses
     GROUP BY url
@@ -143,6 +146,15 @@ ANY LEFT JOIN (
   FROM ${db}.duplicates FINAL
   GROUP BY fetch_id, log_id
 ) AS dups USING (fetch_id, log_id)`;
+}
+
+export function pagesViewV4(db: string): string {
+  return latestContentView(db, []);
+}
+
+// Version 6: as version 4, with the relevance a focused crawl gave the latest content (-1: not judged).
+export function pagesView(db: string): string {
+  return latestContentView(db, ['relevance']);
 }
 
 // How each URL changes under --recrawl: fetches and changes seen, and the scheduler's interval and

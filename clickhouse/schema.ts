@@ -22,7 +22,8 @@
 import type { Logger } from '../engine/api.js';
 import type { ClickHouse } from './connection.js';
 import { sqlString } from './connection.js';
-import { linksView, linksViewV1, pagesView, pagesViewV1, pagesViewV2, urlFreshnessView } from './schema-views.js';
+import { linksView, linksViewV1, pagesView, pagesViewV1, pagesViewV2, pagesViewV4, urlFreshnessView } from './schema-views.js';
+import { focusHarvestView } from './focus-views.js';
 
 export interface Migration {
   version: number;
@@ -68,6 +69,11 @@ const TLS_COLUMNS = `
 /** Added in version 5: how many URLs a skipped row stands for (normalize writes one per page and reason). */
 const SKIPPED_COUNT_COLUMNS = `
   url_count UInt32 DEFAULT 1`;
+
+/** Added in version 6: a focused crawl's judgement of the page (-1: not judged). */
+const FOCUS_COLUMNS = `
+  relevance Float32 DEFAULT -1,
+  focus_threshold Float32 DEFAULT -1`;
 
 const FETCHES_COLUMNS = `
   fetch_id String,
@@ -126,7 +132,7 @@ const PARSED_PAGES_COLUMNS = `
   link_hosts Array(String),
   link_anchors Array(String),
   link_nofollow Array(UInt8),
-  text String,`;
+  text String,${FOCUS_COLUMNS},`;
 
 const ROBOTS_COLUMNS = `
   fetch_id String,
@@ -222,7 +228,7 @@ export const MIGRATIONS: readonly Migration[] = [
     async apply(ch) {
       await addColumns(ch, 'fetches', `${FRESHNESS_COLUMNS},${RENDER_COLUMNS}`);
       await addColumns(ch, 'parsed_pages', 'text String');
-      for (const [name, create] of [['pages', pagesView], ['url_freshness', urlFreshnessView]] as const) {
+      for (const [name, create] of [['pages', pagesViewV4], ['url_freshness', urlFreshnessView]] as const) {
         await ch.command(`DROP TABLE IF EXISTS ${name}`); // 18.16 has no DROP VIEW
         await ch.command(create(ch.database));
       }
@@ -234,6 +240,17 @@ export const MIGRATIONS: readonly Migration[] = [
     async apply(ch) {
       await addColumns(ch, 'fetches', TLS_COLUMNS);
       await addColumns(ch, 'skipped', SKIPPED_COUNT_COLUMNS);
+    },
+  },
+  {
+    version: 6,
+    name: 'focused crawls: parsed_pages gain relevance and focus_threshold, pages gains relevance; view focus_harvest',
+    async apply(ch) {
+      await addColumns(ch, 'parsed_pages', FOCUS_COLUMNS);
+      for (const [name, create] of [['pages', pagesView], ['focus_harvest', focusHarvestView]] as const) {
+        await ch.command(`DROP TABLE IF EXISTS ${name}`); // 18.16 has no DROP VIEW
+        await ch.command(create(ch.database));
+      }
     },
   },
 ];
@@ -288,6 +305,7 @@ const CURRENT_VIEWS = [
   { name: 'links', since: 1, create: linksView },
   { name: 'pages', since: 1, create: pagesView },
   { name: 'url_freshness', since: 4, create: urlFreshnessView },
+  { name: 'focus_harvest', since: 6, create: focusHarvestView },
 ];
 
 const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -13,7 +13,7 @@ import type { Logger } from '../engine/api.js';
 import type { ClickHouse } from './connection.js';
 import { sqlString } from './connection.js';
 import type { TableRow } from './rows.js';
-import { LOG_KEYED_TABLES, logIdOfSink, SINK_TABLES } from './schema.js';
+import { LOG_KEYED_TABLES, logIdOfSink, SINK_TABLES, type SinkTable } from './schema.js';
 
 export interface SinkSource {
   topic: string;
@@ -45,6 +45,15 @@ interface Entry {
   bytes: number;
   since: number;
   resolve: () => void;
+  /** The task that handed it over, when several share the writer. */
+  owner: object | undefined;
+}
+
+/** What one task sharing a writer has handed over and not yet seen written. */
+interface Owner {
+  pending: number;
+  sources: Set<string>;
+  drained: (() => void)[];
 }
 
 let lastVersion = 0;
@@ -78,6 +87,9 @@ export class SinkWriter {
   /** The INSERT whose fate a failure left unknown; its outcome is awaited before positions are read. */
   private unsettledQuery: string | undefined;
   private readonly lastWritten = new Map<string, number>();
+  private readonly owners = new Map<object, Owner>();
+  /** Owners waiting for their rows to be written now (closing tasks): the buffer is flushed at once. */
+  private urgent = 0;
   /** Rows inserted and records skipped as already present, for tests and metrics. */
   readonly stats = { rowsInserted: 0, recordsSkipped: 0, inserts: 0, failures: 0 };
 
@@ -97,7 +109,7 @@ export class SinkWriter {
    * topic-partition must come in offset order: a later offset flushed first would make an earlier
    * one look written.
    */
-  write(source: SinkSource, rows: TableRow[]): Promise<void> {
+  write(source: SinkSource, rows: TableRow[], owner?: object): Promise<void> {
     if (this.closing || this.aborted) return Promise.reject(new Error('the ClickHouse sink writer is closed'));
     // A row for a table the writer does not flush would be dropped without a word.
     const unknown = rows.find((r) => !this.opts.tables.includes(r.table));
@@ -108,13 +120,69 @@ export class SinkWriter {
       return Promise.reject(new Error(`sink records out of order: ${source.topic}/${source.partition}@${source.offset} after @${last}`));
     }
     this.lastWritten.set(key, source.offset);
-    return new Promise<void>((resolve) => {
+    const o = owner ? this.ownerOf(owner) : undefined;
+    if (o) {
+      o.pending++;
+      o.sources.add(key);
+    }
+    return new Promise<void>((done) => {
+      const resolve = o ? () => { done(); this.settled(o); } : done;
       const bytes = rows.reduce((n, r) => n + r.bytes, 0);
-      this.buffer.push({ source, rows, bytes, since: Date.now(), resolve });
+      this.buffer.push({ source, rows, bytes, since: Date.now(), resolve, owner });
       this.bufferedRows += rows.length;
       this.bufferedBytes += bytes;
       this.kick();
     });
+  }
+
+  /** Records `owner` handed over and not yet durable. */
+  pendingOf(owner: object): number {
+    return this.owners.get(owner)?.pending ?? 0;
+  }
+
+  /** Writes what `owner` handed over now (not at the next due flush), and resolves once it is durable. */
+  async flushOwner(owner: object): Promise<void> {
+    const o = this.owners.get(owner);
+    if (!o || o.pending === 0) return;
+    this.urgent++;
+    try {
+      const drained = new Promise<void>((resolve) => o.drained.push(resolve));
+      this.kick();
+      await drained;
+    } finally {
+      this.urgent--;
+    }
+  }
+
+  /**
+   * Forgets what `owner` handed over and is not yet being inserted (its task moved away: the new owner
+   * writes it); an insert already under way still lands. Its partitions may start again at any offset.
+   */
+  dropOwner(owner: object): void {
+    const o = this.owners.get(owner);
+    if (!o) return;
+    const kept: Entry[] = [];
+    for (const e of this.buffer) {
+      if (e.owner !== owner) kept.push(e);
+      else {
+        this.bufferedRows -= e.rows.length;
+        this.bufferedBytes -= e.bytes;
+      }
+    }
+    this.buffer = kept;
+    for (const key of o.sources) this.lastWritten.delete(key);
+    this.owners.delete(owner);
+  }
+
+  private ownerOf(owner: object): Owner {
+    let o = this.owners.get(owner);
+    if (!o) this.owners.set(owner, (o = { pending: 0, sources: new Set(), drained: [] }));
+    return o;
+  }
+
+  private settled(o: Owner): void {
+    if (--o.pending > 0) return;
+    for (const wake of o.drained.splice(0)) wake();
   }
 
   /** Writes everything handed over so far, waiting (and retrying) as long as it takes. */
@@ -152,7 +220,7 @@ export class SinkWriter {
 
   /** 0 when the buffer should be flushed now, else how long until its oldest record is due. */
   private due(): number {
-    if (this.closing || this.bufferedRows >= this.opts.maxRows || this.bufferedBytes >= this.opts.maxBytes) return 0;
+    if (this.closing || this.urgent > 0 || this.bufferedRows >= this.opts.maxRows || this.bufferedBytes >= this.opts.maxBytes) return 0;
     return Math.max(0, this.buffer[0].since + this.opts.maxDelayMs - Date.now());
   }
 
@@ -249,7 +317,9 @@ export class SinkWriter {
       if (!rows) continue;
       const queryId = `crawlstream-sink-${randomUUID()}`;
       this.unsettledQuery = queryId;
-      await ch.insert(table, rows, { queryId });
+      // The crawl's own rows hold only strings, numbers and arrays of them: TabSeparated. A user
+      // module's rows may hold anything JSON can say.
+      await ch.insert(table, rows, { queryId, tsv: SINK_TABLES.includes(table as SinkTable) });
       this.unsettledQuery = undefined;
       this.stats.inserts++;
       this.stats.rowsInserted += rows.length;

@@ -16,6 +16,8 @@ import { recordStream } from './testing/test-fixtures.js';
 
 export interface SinkBenchResult {
   chdbRowsPerSecond: number;
+  /** CPU of the whole process per row into chdb (its own threads included: parsing the insert, merges). */
+  chdbCpuMicrosPerRow?: number;
   serverRowsPerSecond?: number;
 }
 
@@ -25,16 +27,17 @@ export async function benchSink(opts: { records?: number; partitions?: number; s
   const records = Array.from({ length: partitions }, (_, p) => recordStream(perPartition, p, p + 1));
   const dir = mkdtempSync(join(tmpdir(), 'crawlstream-sink-bench-'));
   try {
-    const chdbRowsPerSecond = await measure({ dataDir: dir, database: 'bench' }, records);
+    const chdb = await measure({ dataDir: dir, database: 'bench' }, records);
+    const local = { chdbRowsPerSecond: chdb.rowsPerSecond, chdbCpuMicrosPerRow: chdb.cpuMicrosPerRow };
     const url = opts.serverUrl ?? process.env.CLICKHOUSE_URL;
-    if (!url) return { chdbRowsPerSecond };
-    return { chdbRowsPerSecond, serverRowsPerSecond: await measure({ url, database: `bench_${process.pid}` }, records) };
+    if (!url) return local;
+    return { ...local, serverRowsPerSecond: (await measure({ url, database: `bench_${process.pid}` }, records)).rowsPerSecond };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function measure(options: ClickHouseOptions, partitions: ReturnType<typeof recordStream>[]): Promise<number> {
+async function measure(options: ClickHouseOptions, partitions: ReturnType<typeof recordStream>[]): Promise<{ rowsPerSecond: number; cpuMicrosPerRow: number }> {
   const ch: ClickHouse = await openClickHouse(options);
   try {
     await migrate(ch);
@@ -42,10 +45,13 @@ async function measure(options: ClickHouseOptions, partitions: ReturnType<typeof
     const writers = partitions.map(() => new SinkWriter({ connect: async () => ch, sinkId: 'bench', log: quiet }));
     // Rows are built inside the timed part: turning records into rows is part of the sink's cost.
     const started = performance.now();
+    const cpu0 = process.cpuUsage();
     await Promise.all(partitions.map((records, p) =>
       feed(records, (r) => writers[p].write(r, rowsForRecord(r, robotsSummary, 'crawlstream')), { maxInFlight: 20_000 })));
     const seconds = (performance.now() - started) / 1000;
-    return Math.round(writers.reduce((n, w) => n + w.stats.rowsInserted, 0) / seconds);
+    const cpu = process.cpuUsage(cpu0);
+    const rows = writers.reduce((n, w) => n + w.stats.rowsInserted, 0);
+    return { rowsPerSecond: Math.round(rows / seconds), cpuMicrosPerRow: Math.round(((cpu.user + cpu.system) / rows) * 10) / 10 };
   } finally {
     if (options.url) await ch.command(`DROP DATABASE IF EXISTS ${ch.database}`).catch(() => undefined);
     await ch.close();

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { ScopeConfig } from '../scope/scope.js';
 import type { RenderMode } from '../rendering/should-render.js';
+import type { FocusSpec } from '../focus/focus-spec.js';
 import type { TlsVerify } from '../fetching/tls-policy.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -59,6 +60,8 @@ export interface CrawlConfig {
   caPem: string;
   /** Process-level: CIDRs opened despite the private/loopback/link-local refusal. */
   allowNetworks: string[];
+  /** A focused crawl (--focus-examples, --focus-module): pages judged, links scored, the frontier ordered by score. */
+  focus?: FocusSpec;
   /** Process-level: --proxy URL; '' reads HTTPS_PROXY, HTTP_PROXY, ALL_PROXY and NO_PROXY. */
   proxy: string;
 }
@@ -114,5 +117,5 @@ export const CRAWL_LEVEL_OPTIONS = [
   'userAgent', 'productToken', 'maxDepth', 'maxPages', 'maxPagesPerHost', 'defaultDelayMs', 'fetchTimeoutMs',
   'connectTimeoutMs', 'headersTimeoutMs', 'maxBodyBytes', 'maxUrlLength', 'maxAttempts', 'maxRedirects',
   'robotsCacheMs', 'maxRepeatedPathSegments', 'maxQueryParams', 'maxCrawlDelayMs', 'recrawl', 'recrawlMinIntervalMs',
-  'recrawlMaxIntervalMs', 'sitemaps', 'scope', 'maxInFlightPerIp', 'resolve', 'render', 'tlsVerify', 'caPem',
+  'recrawlMaxIntervalMs', 'sitemaps', 'scope', 'maxInFlightPerIp', 'resolve', 'render', 'focus', 'tlsVerify', 'caPem',
 ] as const satisfies readonly (keyof CrawlConfig)[];

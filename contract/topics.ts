@@ -64,5 +64,5 @@ export const duplicates = defineTopic<Duplicate>()({
 
 export const skipped = defineTopic<SkippedUrl>()({
   name: 'skipped', schema: loadSchema('skipped-url'), key: HOST, retention: { ms: 7 * DAY }, maxRecordBytes: MB,
-  description: 'URLs the crawler decided not to fetch, and why (robots.txt, budgets, Crawl-delay, network policy)',
+  description: 'URLs the crawler decided not to fetch, and why (robots.txt, budgets, Crawl-delay, network policy, hard focus)',
 });

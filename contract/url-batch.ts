@@ -21,14 +21,19 @@ export type CanonicalShared = Omit<CanonicalUrl, keyof CanonicalEntry | 'more'>;
 
 /** Every URL a discovered-urls record holds, its own first. */
 export function discoveredEntries(r: DiscoveredUrl): DiscoveredEntry[] {
-  const first = { url: r.url, anchor: r.anchor, priority_hint: r.priority_hint, changefreq: r.changefreq, lastmod: r.lastmod, sitemap_depth: r.sitemap_depth };
+  const first = { url: r.url, anchor: r.anchor, priority_hint: r.priority_hint, changefreq: r.changefreq, lastmod: r.lastmod, sitemap_depth: r.sitemap_depth, ...scored(r) };
   return [first, ...(r.more ?? [])];
 }
 
 /** Every URL a normalized record holds, its own first. */
 export function canonicalEntries(r: CanonicalUrl): CanonicalEntry[] {
-  const first = { url: r.url, priority_hint: r.priority_hint, changefreq: r.changefreq, lastmod: r.lastmod, sitemap_depth: r.sitemap_depth, inlinks: r.inlinks };
+  const first = { url: r.url, priority_hint: r.priority_hint, changefreq: r.changefreq, lastmod: r.lastmod, sitemap_depth: r.sitemap_depth, inlinks: r.inlinks, ...scored(r) };
   return [first, ...(r.more ?? [])];
+}
+
+/** A focused crawl's score, when the record has one (records written before focus read as -1). */
+function scored(r: { score?: number }): { score?: number } {
+  return r.score === undefined ? {} : { score: r.score };
 }
 
 /** Records holding `entries` (all of one host key) in order, each within the bounds. */

@@ -8,7 +8,7 @@ import type { CrawlSummary } from './embedded-crawl.js';
 function summary(counters: Record<string, number>, journal?: CrawlJournal, pages = 0): CrawlSummary {
   return {
     pages, robotsRequests: counters['fetch.robots-requests'] ?? 0, errors: 0, bytes: 0, frontier: 0, inFlight: 0, hostsWaiting: 0, hostsActive: 0,
-    newUrls: 0, duplicates: 0, deadLetters: 0, recrawls: 0, notModified: 0, recrawlsDue: 0, recrawlsWaiting: 0, counters,
+    newUrls: 0, duplicates: 0, deadLetters: 0, recrawls: 0, notModified: 0, recrawlsDue: 0, recrawlsWaiting: 0, focusJudged: 0, focusRelevant: 0, counters,
     elapsedMs: 2000, stoppedEarly: false, lostRecords: 0, lostUnprocessed: 0, journal,
   };
 }

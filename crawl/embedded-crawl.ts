@@ -8,7 +8,7 @@ import { seedRecords } from '../contract/url-batch.js';
 import { migrate } from '../clickhouse/schema.js';
 import type { CrawlConfig } from '../contract/config.js';
 import { crawlTopology, extraProcessors } from './topology.js';
-import { openCrawlServices } from './open-services.js';
+import { openCrawlServices, openFocus } from './open-services.js';
 import type { CrawlServices } from '../contract/services.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import type { ProcessorModule } from './processor-module.js';
@@ -69,8 +69,10 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
   }
   const started = performance.now();
   const budget = new CrawlBudget(options.config.maxPages);
+  const focus = await openFocus(options.config);
   const journal = new CrawlJournal(options.log.warn, options.telemetry);
   const open = openCrawlServices({
+    focus,
     config: options.config, clickhouseUrl: options.clickhouseUrl, dataDir: options.dataDir, parserModule: options.parserModule, budget,
     chromiumPath: options.chromiumPath, renderConcurrency: options.renderConcurrency, log: options.log.warn,
     observer: journal, warc: options.warc,

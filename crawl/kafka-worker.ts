@@ -7,7 +7,7 @@ import { KafkaRuntime } from '../engine/kafka/kafka-runtime.js';
 import { selectProcessors, type Topology } from '../engine/topology.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import { defaultCrawlConfig, type CrawlConfig } from '../contract/config.js';
-import { openCrawlServices } from './open-services.js';
+import { openCrawlServices, openFocus } from './open-services.js';
 import type { CrawlServices } from '../contract/services.js';
 import { crawlTopology, extraProcessors } from './topology.js';
 import { topicEnds } from '../engine/kafka/task-status.js';
@@ -68,6 +68,7 @@ export class KafkaWorker {
     const state = await awaitClusterState<Partial<CrawlConfig>>(cluster, log, this.o.signal);
     const config = { ...defaultCrawlConfig(state.options), allowNetworks: this.o.allowNetworks, proxy: this.o.proxy ?? '' };
     const open = openCrawlServices({
+      focus: await openFocus(config),
       config, clickhouseUrl: this.o.clickhouseUrl, parserModule: this.o.parserModule, control: this.control,
       chromiumPath: this.o.chromiumPath, renderConcurrency: this.o.renderConcurrency, log: log.warn, observer: new CrawlJournal(log.warn, this.o.telemetry), warc: this.o.warc,
     });

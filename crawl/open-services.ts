@@ -15,6 +15,15 @@ import type { CrawlBudget } from '../contract/crawl-budget.js';
 import type { CrawlConfig } from '../contract/config.js';
 import type { WarcOutput } from '../warc/warc-output.js';
 import { NO_OBSERVER, type CrawlObserver, type CrawlServices } from '../contract/services.js';
+import { createFocus } from '../focus/create-focus.js';
+import { focusGateFor, type FocusGate } from '../focus/focus-gate.js';
+import type { FocusScorer } from '../focus/focus-scorer.js';
+
+/** A focused crawl's scorer for this thread and, where the schedule runs, its gate across hosts. */
+export async function openFocus(config: CrawlConfig, withGate = true): Promise<{ focus?: FocusScorer; focusGate?: FocusGate }> {
+  if (!config.focus) return {};
+  return { focus: await createFocus(config.focus), focusGate: withGate ? focusGateFor(config.defaultDelayMs) : undefined };
+}
 
 export function createFetcher(config: CrawlConfig): HttpFetcher {
   return new HttpFetcher({
@@ -52,16 +61,19 @@ export function openCrawlServices(o: {
   log?: (line: string) => void;
   observer?: CrawlObserver;
   warc?: WarcOutput;
+  /** openFocus's: a focused crawl's scorer and gate. */
+  focus?: { focus?: FocusScorer; focusGate?: FocusGate };
 }): OpenServices {
   const fetcher = createFetcher(o.config);
   const clickhouse = sharedClickHouse({ url: o.clickhouseUrl, dataDir: o.dataDir });
-  const parsePool = new ParsePool(undefined, o.parserModule?.path);
+  const parsePool = new ParsePool(undefined, o.parserModule?.path, o.config.focus);
   const services: CrawlServices = {
     config: o.config, fetcher, clickhouse, sinkName: o.sinkName ?? 'live', parsePool, parserModule: o.parserModule,
     budget: o.budget, control: o.control ?? { paused: false }, rows: rowSinks(clickhouse), observer: o.observer ?? NO_OBSERVER, warc: o.warc,
     // Started on the first PDF: a crawl that meets none spawns no thread for them.
     pdfPool: new PdfPool({ threads: 1, timeoutMs: 20_000, maxMemoryMb: 256 }),
     hostTurns: new HostTurns(),
+    ...o.focus,
   };
   if (o.config.render !== 'never') {
     services.renderer = new Renderer({

@@ -3,12 +3,14 @@
 // (`replay-<id>`), so its positions never mix with the live crawl's and its newer rows replace the
 // earlier ones in ClickHouse.
 import type { Logger } from '../engine/api.js';
+import type { ClickHouse } from '../clickhouse/connection.js';
 import { planReplay } from '../engine/replay/replay-plan.js';
 import type { ReplayProgress } from '../engine/replay/replay-progress.js';
 import { readClusterState, connectCluster } from '../engine/kafka/kafka-cluster.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import { defaultCrawlConfig, type CrawlConfig } from '../contract/config.js';
-import { openCrawlServices } from './open-services.js';
+import { openCrawlServices, openFocus } from './open-services.js';
+import type { FocusSpec } from '../focus/focus-spec.js';
 import { crawlTopology, extraProcessors } from './topology.js';
 import type { ReplayView } from '../engine/replay/replay-progress.js';
 import type { WarcOutput } from '../warc/warc-output.js';
@@ -22,6 +24,8 @@ export interface CrawlReplayOptions {
   since?: number;
   fromOffset?: number;
   parserModule?: ParserModule;
+  /** Judge the replayed pages with this focus (new examples: every page rescored) instead of the crawl's. */
+  focus?: FocusSpec;
   clickhouseUrl?: string;
   log: Logger;
   onProgress?: (p: ReplayProgress) => void;
@@ -41,14 +45,19 @@ export interface CrawlReplayOptions {
 export async function runCrawlReplay(o: CrawlReplayOptions): Promise<ReplayProgress> {
   const plan = planReplay(crawlTopology(extraProcessors(o.warc)), { id: o.id, from: o.from, processors: o.processors });
   if (o.kafka && plan.topology.processors.some((p) => p.name === 'sink') && !o.clickhouseUrl) throw new Error('replaying the sink needs --clickhouse-url');
-  const config = o.kafka ? await kafkaCrawlConfig(o.kafka, o.log) : defaultCrawlConfig();
+  const stored = o.kafka ? await kafkaCrawlConfig(o.kafka, o.log) : defaultCrawlConfig();
+  const config = o.focus ? { ...stored, focus: o.focus } : stored;
   // A replay fetches nothing; the HTTP client is there because the services have one, and opens no socket.
   const open = openCrawlServices({
+    focus: await openFocus(config, false),
     config, clickhouseUrl: o.clickhouseUrl, dataDir: o.dataDir, sinkName: `replay-${o.id}`, parserModule: o.parserModule, warc: o.warc, observer: o.telemetry,
   });
   const { services } = open;
   try {
-    if (plan.topology.processors.some((p) => p.name === 'sink')) await services.clickhouse();
+    if (plan.topology.processors.some((p) => p.name === 'sink')) {
+      const ch = await services.clickhouse();
+      if (!config.focus && plan.topology.processors.some((p) => p.name === 'parse')) await warnUnfocused(ch, o.log);
+    }
     const telemetry = o.telemetry;
     const common = {
       plan, services, since: o.since, fromOffset: o.fromOffset, log: o.log, onProgress: o.onProgress, signal: o.signal,
@@ -66,6 +75,16 @@ export async function runCrawlReplay(o: CrawlReplayOptions): Promise<ReplayProgr
     return await runEmbeddedReplay({ ...common, dataDir: o.dataDir! });
   } finally {
     await open.close();
+  }
+}
+
+/** Replaying a focused crawl's pages without its examples writes them unjudged: say so before it does. */
+async function warnUnfocused(ch: ClickHouse, log: Logger): Promise<void> {
+  // A database from before focused crawls (schema 4, not migrated until the sink starts) has no
+  // relevance column, and nothing judged: the question then has no answer worth failing a replay for.
+  const judged = await ch.query<{ n: number | string }>('SELECT count() AS n FROM (SELECT 1 FROM parsed_pages WHERE relevance >= 0 LIMIT 1) AS any_judged').catch(() => []);
+  if (Number(judged[0]?.n ?? 0) > 0) {
+    log.warn('these pages were judged by a focused crawl; this replay has no --focus-examples or --focus-module, so the rows it writes are unjudged (relevance -1): give the examples again to keep the judgement, or new ones to change it');
   }
 }
 

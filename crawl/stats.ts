@@ -20,6 +20,9 @@ export interface CrawlStats {
   /** Recrawls due now (ready), and waiting for their time. */
   recrawlsDue: number;
   recrawlsWaiting: number;
+  /** A focused crawl: pages judged, and those at or above the threshold. */
+  focusJudged: number;
+  focusRelevant: number;
   counters: Record<string, number>;
 }
 
@@ -58,6 +61,8 @@ export function crawlStats(runtime: { tasks: readonly StreamTask<CrawlServices>[
     recrawls: counters['schedule.recrawls'] ?? 0,
     notModified: counters['fetch.not-modified'] ?? 0,
     recrawlsDue, recrawlsWaiting,
+    focusJudged: counters['parse.focus.judged'] ?? 0,
+    focusRelevant: counters['parse.focus.relevant'] ?? 0,
     deadLetters: Object.entries(counters).filter(([k]) => k.endsWith('.dead-letters')).reduce((n, [, v]) => n + v, 0),
     counters,
   };

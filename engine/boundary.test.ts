@@ -1,6 +1,6 @@
 // The layers import one way. From the bottom up:
 //   engine/                   the stream engine: imports nothing of the crawl
-//   libraries                 fetching/, parsing/, url/, scope/, robots/, sitemaps/, pdf/, rendering/,
+//   libraries                 fetching/, parsing/, url/, scope/, robots/, sitemaps/, pdf/, rendering/, focus/,
 //                             politeness/, recrawl/: the crawl's building blocks, no stage, no wiring
 //   outputs                   clickhouse/, warc/, metrics/: where results go; no stage, no wiring
 //   contract/, schemas/       the crawl's topics, records, configuration and service interfaces
@@ -14,7 +14,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const LIBRARIES = ['fetching', 'parsing', 'url', 'scope', 'robots', 'sitemaps', 'pdf', 'rendering', 'politeness', 'recrawl'];
+const LIBRARIES = ['fetching', 'parsing', 'url', 'scope', 'robots', 'sitemaps', 'pdf', 'rendering', 'politeness', 'recrawl', 'focus'];
 const OUTPUTS = ['clickhouse', 'warc', 'metrics'];
 const WIRING = ['crawl', 'cli'];
 

@@ -7,6 +7,7 @@ import { decompressBody } from '../fetching/body-codec.js';
 import { decodeHtml, looksLikeHtml } from './decode-html.js';
 import { extractPage, type ExtractedLink } from './extract-page.js';
 import type { ParserModule } from './parser-module.js';
+import type { FocusResult } from '../focus/focus-scorer.js';
 import { cutUtf8, MAX_TEXT_BYTES } from './text-digest.js';
 
 export interface BodyInput {
@@ -38,6 +39,8 @@ export interface BodyAnalysis {
   contentHash: string;
   simhash: Uint8Array;
   links: ExtractedLink[];
+  /** A focused crawl: the page's relevance and its links' scores, when the parse worker judged it. */
+  focus?: FocusResult;
   /** RSS and Atom feeds an HTML page names (link rel=alternate). */
   feeds?: string[];
 }

@@ -3,6 +3,7 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { BodyAnalysis, BodyInput } from './analyze-body.js';
+import type { FocusSpec } from '../focus/focus-spec.js';
 
 interface Pending {
   resolve: (a: BodyAnalysis) => void;
@@ -24,6 +25,8 @@ export class ParsePool {
   constructor(
     size = Math.max(1, availableParallelism() - 1),
     private readonly parserModule?: string,
+    /** A focused crawl: each worker builds its own scorer from these examples. */
+    private readonly focus?: FocusSpec,
   ) {
     for (let i = 0; i < size; i++) this.workers.push(this.spawn());
   }
@@ -47,7 +50,7 @@ export class ParsePool {
   }
 
   private spawn(): PoolWorker {
-    const worker = new Worker(new URL('./parse-worker.js', import.meta.url), { workerData: { parserModule: this.parserModule } });
+    const worker = new Worker(new URL('./parse-worker.js', import.meta.url), { workerData: { parserModule: this.parserModule, focus: this.focus } });
     let markReady!: () => void;
     const entry: PoolWorker = { worker, busy: 0, ready: new Promise((r) => (markReady = r)) };
     worker.on('message', (m: { ready?: boolean; id?: number; result?: BodyAnalysis; error?: string }) => {

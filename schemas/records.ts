@@ -11,6 +11,8 @@ export interface DiscoveredEntry {
   changefreq: string;
   lastmod: number;
   sitemap_depth: number;
+  /** A focused crawl's score of the link, 0–1; -1 or absent when not scored. */
+  score?: number;
 }
 
 /**
@@ -32,6 +34,8 @@ export interface DiscoveredUrl {
   lastmod: number;
   /** > 0: the URL is a sitemap to fetch, at this nesting depth. */
   sitemap_depth: number;
+  /** A focused crawl's score of the link, 0–1; -1 or absent when not scored. */
+  score?: number;
   /** Further URLs of the batch; [] for a record of one URL. */
   more: DiscoveredEntry[];
 }
@@ -45,6 +49,8 @@ export interface CanonicalEntry {
   sitemap_depth: number;
   /** Discoveries so far (deduped); 1 in normalized. */
   inlinks: number;
+  /** A focused crawl's best score of the URL so far, 0–1; -1 or absent when not scored. */
+  score?: number;
 }
 
 /**
@@ -69,6 +75,8 @@ export interface CanonicalUrl {
   sitemap_depth: number;
   /** Discoveries so far; above 1 the record updates a URL already passed on. */
   inlinks: number;
+  /** A focused crawl's best score of the URL so far, 0–1; -1 or absent when not scored. A higher score also updates a URL already passed on. */
+  score?: number;
   /** Further URLs of the batch; [] for a record of one URL. */
   more: CanonicalEntry[];
 }
@@ -153,7 +161,7 @@ export interface FetchResult {
   retry_after_ms: number;
   conditional: boolean;
   remote_address: string;
-  body_encoding: 'identity' | 'gzip';
+  body_encoding: 'identity' | 'gzip' | 'lz4';
   body: Buffer;
   body_sha1: string;
   etag: string;
@@ -221,6 +229,10 @@ export interface ParsedPage {
   error: string;
   /** The visible (or extracted) text, at most 100 KB of UTF-8. */
   text: string;
+  /** A focused crawl's judgement of the page, 0–1; -1 or absent when not judged. */
+  relevance?: number;
+  /** The relevance at or above which the crawl counted the page on the topic; -1 or absent when not judged. */
+  focus_threshold?: number;
 }
 
 export interface SimhashBand {

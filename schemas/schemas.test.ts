@@ -16,13 +16,13 @@ const AT = Date.UTC(2026, 0, 1, 12);
 // missing or an unknown field, so these mirror records.ts exactly; the tests compare them with the .avsc.
 const discovered: DiscoveredUrl = {
   url: 'http://a.test/about#team', source_url: 'http://a.test/', depth: 1, anchor: 'About us', via: 'link', redirect_hops: 0, discovered_at: AT,
-  priority_hint: 0.8, changefreq: 'daily', lastmod: AT - 86_400_000, sitemap_depth: 0,
-  more: [{ url: 'http://a.test/news', anchor: 'News', priority_hint: 0.5, changefreq: 'hourly', lastmod: AT - 3_600_000, sitemap_depth: 2 }],
+  priority_hint: 0.8, changefreq: 'daily', lastmod: AT - 86_400_000, sitemap_depth: 0, score: 0.75,
+  more: [{ url: 'http://a.test/news', anchor: 'News', priority_hint: 0.5, changefreq: 'hourly', lastmod: AT - 3_600_000, sitemap_depth: 2, score: 0.25 }],
 };
 const canonical: CanonicalUrl = {
   url: 'http://a.test/about', host: 'a.test', depth: 1, source_url: 'http://a.test/', via: 'redirect', redirect_hops: 2, discovered_at: AT,
-  priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 1, inlinks: 4,
-  more: [{ url: 'http://a.test/contact', priority_hint: 0.3, changefreq: 'weekly', lastmod: AT - 1000, sitemap_depth: 0, inlinks: 2 }],
+  priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 1, inlinks: 4, score: 0.5,
+  more: [{ url: 'http://a.test/contact', priority_hint: 0.3, changefreq: 'weekly', lastmod: AT - 1000, sitemap_depth: 0, inlinks: 2, score: 0.125 }],
 };
 const request: FetchRequest = {
   fetch_id: 'a.test#17', url: 'http://a.test/about', host: 'a.test', kind: 'page', depth: 1, attempt: 2, via: 'link',
@@ -58,7 +58,7 @@ const parsed: ParsedPage = {
   meta_noindex: true, meta_nofollow: true, text_length: 1234, content_hash: 'a'.repeat(40),
   simhash: Buffer.from('0123456789abcdef', 'hex'),
   links: [{ url: 'http://b.test/', anchor: 'B', nofollow: false }, { url: 'http://c.test/', anchor: 'C', nofollow: true }],
-  parser_version: 'parse/1', error: 'stored-body: corrupt', text: 'About us, and more',
+  parser_version: 'parse/1', error: 'stored-body: corrupt', text: 'About us, and more', relevance: 0.625, focus_threshold: 0.375,
 };
 const band: SimhashBand = {
   band: 2, url: 'http://a.test/about', host: 'a.test', fetch_id: 'a.test#17', simhash: Buffer.from('0123456789abcdef', 'hex'),
@@ -182,11 +182,11 @@ describe('Avro schemas', () => {
     };
     const { more: _d, ...oneDiscovered } = discovered;
     const d = readOld<DiscoveredUrl>(oldDiscovered, 'discovered-url', oneDiscovered);
-    assert.deepEqual(plain(d), plain({ ...oneDiscovered, more: [] }));
+    assert.deepEqual(plain(d), plain({ ...oneDiscovered, score: -1, more: [] }));
     assert.deepEqual(discoveredEntries(d).map((e) => [e.url, e.anchor, e.priority_hint]), [[discovered.url, discovered.anchor, discovered.priority_hint]]);
     const { more: _c, ...oneCanonical } = canonical;
     const c = readOld<CanonicalUrl>(oldCanonical, 'canonical-url', oneCanonical);
-    assert.deepEqual(plain(c), plain({ ...oneCanonical, more: [] }));
+    assert.deepEqual(plain(c), plain({ ...oneCanonical, score: -1, more: [] }));
     assert.deepEqual(canonicalEntries(c).map((e) => [e.url, e.sitemap_depth]), [[canonical.url, canonical.sitemap_depth]]);
   });
 

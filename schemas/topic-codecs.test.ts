@@ -21,7 +21,7 @@ async function codecs(): Promise<TopicCodecs> {
 
 const AT = Date.UTC(2026, 0, 1);
 const SAMPLES: Partial<Record<SchemaName, object>> = {
-  'discovered-url': { url: 'http://a.test/', source_url: '', depth: 0, anchor: '', via: 'seed', redirect_hops: 0, discovered_at: AT, ...NO_HINTS, more: [] } satisfies DiscoveredUrl,
+  'discovered-url': { url: 'http://a.test/', source_url: '', depth: 0, anchor: '', via: 'seed', redirect_hops: 0, discovered_at: AT, ...NO_HINTS, score: -1, more: [] } satisfies DiscoveredUrl,
   'fetch-result': {
     fetch_id: 'a.test#1', url: 'http://a.test/', host: 'a.test', kind: 'page', depth: 1, attempt: 1, via: 'link', source_url: '',
     redirect_hops: 1, status: 200, error: '', final_url: 'http://a.test/', redirect_chain: ['http://a.test/old', 'http://a.test/older'],
@@ -33,7 +33,7 @@ const SAMPLES: Partial<Record<SchemaName, object>> = {
     fetch_id: 'a.test#1', url: 'http://a.test/', host: 'a.test', depth: 1, status: 200, final_url: 'http://a.test/', fetched_at: AT,
     content_type: 'text/html', title: 'A', canonical: '', lang: 'en', meta_noindex: false, meta_nofollow: false, text_length: 9,
     content_hash: 'f'.repeat(40), simhash: Buffer.alloc(8, 1), links: [{ url: 'http://b.test/', anchor: 'B', nofollow: false }],
-    parser_version: 'parse/1', error: '', text: 'A',
+    parser_version: 'parse/1', error: '', text: 'A', relevance: -1, focus_threshold: -1,
   } satisfies ParsedPage,
 };
 

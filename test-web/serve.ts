@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     },
   });
   const scenario = values.scenario as ScenarioName;
-  if (!['test', 'bench', 'demo', 'fresh'].includes(scenario)) throw new Error('--scenario must be test, bench, demo or fresh');
+  if (!['test', 'bench', 'demo', 'fresh', 'topic'].includes(scenario)) throw new Error('--scenario must be test, bench, demo, fresh or topic');
   const bench: Partial<BenchOptions> = {};
   const set = (key: keyof BenchOptions, flag: string, raw: string | undefined) => {
     const n = positiveInt(flag, raw);

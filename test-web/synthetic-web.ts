@@ -14,6 +14,7 @@ import { buildFreshScenario, FRESH_HOST_NAMES, type FreshTruth } from './scenari
 import { buildSharedScenario } from './scenario-shared.js';
 import { buildTlsScenario, TLS_HOST_NAMES, tlsServerPair, type TlsTruth } from './scenario-tls.js';
 import { type BuiltScenario, buildTestScenario, type HostHandler, TEST_HOST_NAMES } from './scenario-test.js';
+import { buildTopicScenario, TOPIC_HOST_NAMES, type TopicTruth } from './scenario-topic.js';
 import type { ScenarioName, SyntheticWeb, SyntheticWebOptions, WebRequest } from './types.js';
 
 export type {
@@ -36,6 +37,7 @@ export const DEFAULT_FIRST_ADDRESS: Record<ScenarioName, string> = {
   fresh: '127.40.0.1',
   shared: '127.50.0.1',
   tls: '127.60.0.1',
+  topic: '127.70.0.1',
 };
 
 const BIND_ATTEMPTS = 20;
@@ -123,8 +125,9 @@ function record(entry: WebRequest, req: IncomingMessage, res: ServerResponse): v
   socket.once('close', done);
 }
 
-function build(options: SyntheticWebOptions, addresses: string[], port: number): BuiltScenario & { fresh?: FreshTruth; tls?: TlsTruth } {
+function build(options: SyntheticWebOptions, addresses: string[], port: number): BuiltScenario & { fresh?: FreshTruth; tls?: TlsTruth; topic?: TopicTruth } {
   if (options.scenario === 'tls') return buildTlsScenario(addresses, port);
+  if (options.scenario === 'topic') return buildTopicScenario(addresses, port);
   if (options.scenario === 'test') return buildTestScenario(addresses, port);
   if (options.scenario === 'fresh') return buildFreshScenario(addresses, port);
   if (options.scenario === 'shared') return buildSharedScenario(addresses, port);
@@ -138,6 +141,7 @@ function hostCount(options: SyntheticWebOptions): number {
   if (options.scenario === 'fresh') return FRESH_HOST_NAMES.length;
   if (options.scenario === 'shared') return 1;
   if (options.scenario === 'tls') return TLS_HOST_NAMES.length;
+  if (options.scenario === 'topic') return TOPIC_HOST_NAMES.length;
   if (options.scenario === 'bench') return options.bench?.hosts ?? DEFAULT_BENCH.hosts;
   throw new Error(`unknown scenario ${String(options.scenario)}`);
 }
@@ -214,6 +218,7 @@ export async function startSyntheticWeb(options: SyntheticWebOptions): Promise<S
     expected: built.expected,
     fresh: built.fresh,
     tls: built.tls,
+    topic: built.topic,
     endpoints: built.endpoints,
     resetLog(): void {
       requests.length = 0;

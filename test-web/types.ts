@@ -76,13 +76,15 @@ export interface SyntheticWeb {
   resetLog(): void;
   /** The 'fresh' scenario's ground truth (stories' times, sitemap listings, hubs). */
   fresh?: import('./scenario-fresh.js').FreshTruth;
+  /** The 'topic' scenario's ground truth (which pages are on-topic, example pages). */
+  topic?: import('./scenario-topic.js').TopicTruth;
   /** The 'tls' scenario's ground truth (names, CA file, feed stories, pages by certificate). */
   tls?: import('./scenario-tls.js').TlsTruth;
   /** Stops listening and destroys every socket, hanging and trickling ones included. */
   close(): Promise<void>;
 }
 
-export type ScenarioName = 'test' | 'bench' | 'demo' | 'fresh' | 'shared' | 'tls';
+export type ScenarioName = 'test' | 'bench' | 'demo' | 'fresh' | 'shared' | 'tls' | 'topic';
 
 export interface BenchOptions {
   hosts: number;

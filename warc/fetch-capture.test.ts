@@ -25,7 +25,7 @@ describe('captureOfFetch', () => {
       response_headers: [{ name: 'Content-Type', value: 'text/html' }, { name: 'Set-Cookie', value: 'a=1' }, { name: 'Set-Cookie', value: 'b=2' }],
       started_at: Date.UTC(2026, 0, 2), remote_address: '127.0.0.7',
     });
-    assert.equal(stored.encoding, 'gzip', 'the fixture body is stored compressed');
+    assert.equal(stored.encoding, 'lz4', 'the fixture body is stored compressed');
     assert.deepEqual(c.body, BODY);
     assert.equal(c.targetUri, 'http://a.test/p?q=1');
     assert.equal(c.fetchedAt, Date.UTC(2026, 0, 2));
@@ -64,6 +64,7 @@ describe('captureOfFetch', () => {
 
   it('should refuse, as a CaptureError, a record whose URL or stored body is broken', async () => {
     await assert.rejects(captureOfFetch(fetchResult({ url: 'http://a.test/', body_encoding: 'gzip', body: Buffer.from('not gzip') })), CaptureError);
+    await assert.rejects(captureOfFetch(fetchResult({ url: 'http://a.test/', body_encoding: 'lz4', body: Buffer.from('not lz4 at all') })), CaptureError);
     await assert.rejects(captureOfFetch({ ...fetchResult(), url: 'not a url' }), CaptureError);
   });
 

@@ -51,6 +51,8 @@ export function reportFixture(): SourcedRecord[] {
       parsed.push(parsedPage({
         fetch_id: fetchId, url, fetched_at: t, title: `Page ${i} of ${host}`, content_hash: sha1(content), simhash: simhashOf(content),
         links: [{ url: `http://${hosts[(h + 1) % hosts.length]}/page/${i}`, anchor: 'next site', nofollow: false }],
+        // A focused crawl: the later a page, the likelier on the topic.
+        relevance: Math.min(1, rnd() * (0.4 + (t - START) / 200_000)), focus_threshold: 0.5,
       }));
       if (i % 9 === 0 && url !== 'http://site1.test/page/9') {
         dups.push(duplicate({ url, host, fetch_id: fetchId, duplicate_of: 'http://site1.test/page/9', kind: 'exact', detected_at: t + 5 }));

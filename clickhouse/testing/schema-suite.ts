@@ -29,8 +29,31 @@ export function schemaSuite(engine: TestEngine): void {
       assert.deepEqual(columns.map((c) => `${c.name} ${c.type}`), [
         'url String', 'final_url String', 'host String', 'status UInt16', 'depth UInt16', 'fetched_at DateTime',
         'bytes UInt32', 'content_hash String', 'simhash UInt64', 'duplicate_of String', 'duplicate_kind String',
-        'title String', 'error String', 'content_type String', 'text String',
+        'title String', 'error String', 'content_type String', 'text String', 'relevance Float32',
       ]);
+    });
+
+    test('should count a focused crawl\'s harvest per minute, and follow a replay that judged the pages again', async () => {
+      const ch = await engine.open();
+      const minute = Math.floor(T0 / 60_000) * 60_000;
+      const page = (i: number, at: number) => ({ topic: 'fetched' as const, value: fetchResult({ fetch_id: `h#${i}`, url: `http://h.test/${i}`, host: 'h.test', started_at: at }) });
+      const judged = (i: number, at: number, relevance: number) =>
+        ({ topic: 'parsed' as const, value: parsedPage({ fetch_id: `h#${i}`, url: `http://h.test/${i}`, host: 'h.test', fetched_at: at, relevance, focus_threshold: 0.5 }) });
+      await sink(ch, [
+        page(1, minute), page(2, minute + 1000), page(3, minute + 2000), page(4, minute + 3000), page(5, minute + 61_000),
+        { topic: 'fetched', value: fetchResult({ fetch_id: 'h#r', url: 'http://h.test/robots.txt', host: 'h.test', kind: 'robots', started_at: minute }) },
+        judged(1, minute, 0.75), judged(2, minute + 1000, 0.25), judged(3, minute + 2000, 0.5), judged(5, minute + 61_000, 0.125),
+      ]);
+      const harvest = async () => (await ch.query<Record<string, number | string>>('SELECT toUnixTimestamp(minute) AS minute, pages, judged, relevant, harvest_rate FROM focus_harvest'))
+        .map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)])));
+      assert.deepEqual(await harvest(), [
+        { minute: minute / 1000, pages: 4, judged: 3, relevant: 2, harvest_rate: 0.5 },
+        { minute: minute / 1000 + 60, pages: 1, judged: 1, relevant: 0, harvest_rate: 0 },
+      ]);
+      // A replay with new examples writes newer parse rows: the view counts them instead.
+      await sink(ch, [judged(2, minute + 1000, 0.875), judged(5, minute + 61_000, 0.625)], 'replay-focus');
+      assert.deepEqual((await harvest()).map((r) => [r.relevant, r.harvest_rate]), [[3, 0.75], [1, 1]]);
+      assert.deepEqual(await ch.query('SELECT url, relevance FROM pages WHERE url = \'http://h.test/2\''), [{ url: 'http://h.test/2', relevance: 0.875 }]);
     });
 
     test('should apply each migration once however often migrate runs', async () => {

@@ -42,7 +42,7 @@ describe('dedup', () => {
     for (let i = 0; i < 20; i++) await d.pipe('normalized', 'a.test', canonical('http://a.test/hub', { source_url: `http://a.test/leaf${i}` }));
     const out = d.readOutput('deduped').map((r) => r.value.inlinks);
     assert.deepEqual(out, [1, 2, 4, 8, 16]);
-    assert.equal(d.store(seenSetStore).get(seenKey('http://a.test/hub')), 20, 'every discovery is counted');
+    assert.equal(d.store(seenSetStore).get(seenKey('http://a.test/hub'))?.found, 20, 'every discovery is counted');
     await d.close();
   });
 
@@ -63,7 +63,7 @@ describe('dedup', () => {
       ['http://a.test/old', 2], ['http://a.test/new1', 1], ['http://a.test/new2', 1], ['http://a.test/new1', 2],
     ]);
     assert.equal(entries.find((e) => e.url === 'http://a.test/new2')!.priority_hint, 0.7, 'each URL keeps its own hints');
-    assert.equal(d.store(seenSetStore).get(seenKey('http://a.test/old')), 3);
+    assert.equal(d.store(seenSetStore).get(seenKey('http://a.test/old'))?.found, 3);
     assert.equal(d.counter('dedup', 'new-urls'), 3);
     assert.equal(d.counter('dedup', 'duplicate-urls'), 3);
     await d.close();
@@ -73,7 +73,7 @@ describe('dedup', () => {
     const d = await crawlTestDriver({ processors: ['dedup'] });
     await d.pipe('normalized', 'a.test', canonical('http://a.test/kept'));
     const seen = d.store(seenSetStore);
-    assert.equal(seen.get(seenKey('http://a.test/kept')), 1, 'found once');
+    assert.equal(seen.get(seenKey('http://a.test/kept'))?.found, 1, 'found once');
     assert.equal(seen.get(seenKey('http://a.test/never-piped')), undefined);
     const stored: { hi: number; lo: number }[] = [];
     for await (const [k] of seen.entries()) stored.push({ hi: k.hi, lo: k.lo });

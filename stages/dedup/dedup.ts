@@ -10,6 +10,7 @@ import { SeenFilter } from './seen-filter.js';
 import { fingerprint64 } from '../../url/fingerprint.js';
 import type { CanonicalEntry, CanonicalUrl } from '../../schemas/records.js';
 import { canonicalBatches, canonicalEntries } from '../../contract/url-batch.js';
+import { scoreStep } from '../../focus/rank.js';
 
 /** Key: the URL's host (routing) and its 64-bit fingerprint. Only the fingerprint is stored. */
 export interface SeenKey {
@@ -18,14 +19,26 @@ export interface SeenKey {
   lo: number;
 }
 
-/** How many times a URL was found: 4 bytes, or none for a URL found once (the common case). */
+/** How many times a URL was found, and (a focused crawl) the best score step it was passed on with, -1 for none. */
+export interface Seen {
+  found: number;
+  best: number;
+}
+
+/** Nothing for a URL found once without a score (the common case), else 4 bytes of count and a fifth for the score step. */
 const discoveries = {
-  encode: (n: number) => (n <= 1 ? EMPTY : Buffer.from([(n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff])),
-  decode: (b: Buffer) => (b.length < 4 ? 1 : b.readUInt32BE(0)),
+  encode: ({ found, best }: Seen) => {
+    if (found <= 1 && best < 0) return EMPTY;
+    const b = Buffer.allocUnsafe(best < 0 ? 4 : 5);
+    b.writeUInt32BE(Math.max(1, found), 0);
+    if (best >= 0) b[4] = best;
+    return b;
+  },
+  decode: (b: Buffer): Seen => ({ found: b.length < 4 ? 1 : b.readUInt32BE(0), best: b.length < 5 ? -1 : b[4] }),
 };
 const EMPTY = Buffer.alloc(0);
 
-export const seenSetStore = defineStore<SeenKey, number>({
+export const seenSetStore = defineStore<SeenKey, Seen>({
   name: 'seen-set',
   description: 'Fingerprints (64-bit) of every canonical URL passed on, with how often it was found, by host bucket; a Bloom filter in memory in front.',
   keys: {
@@ -51,7 +64,7 @@ type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
 class Dedup implements Processor<In, Out> {
-  private seen!: KeyValueStore<SeenKey, number>;
+  private seen!: KeyValueStore<SeenKey, Seen>;
   private bloom!: SeenFilter;
 
   async init(ctx: ProcessorContext<Out>): Promise<void> {
@@ -68,31 +81,39 @@ class Dedup implements Processor<In, Out> {
     const { more: _batch, ...shared } = record.value;
     const passed: CanonicalEntry[] = [];
     for (const entry of canonicalEntries(record.value)) {
-      const inlinks = this.decide(shared.host, shared.via, entry.url, ctx);
+      const inlinks = this.decide(shared.host, shared.via, entry.url, scoreStep(entry.score ?? -1), ctx);
       if (inlinks > 0) passed.push({ ...entry, inlinks });
     }
     for (const batch of canonicalBatches(shared, passed)) ctx.forward('deduped', shared.host, batch);
   }
 
-  /** The in-link count to pass on for the URL, or 0 when the scheduler need not hear of it. */
-  private decide(host: string, via: CanonicalUrl['via'], url: string, ctx: ProcessorContext<Out>): number {
+  /**
+   * The in-link count to pass on for the URL, or 0 when the scheduler need not hear of it. `step`
+   * is the link's focus score in steps of 1/32 (-1 unscored).
+   */
+  private decide(host: string, via: CanonicalUrl['via'], url: string, step: number, ctx: ProcessorContext<Out>): number {
     const { hi, lo } = fingerprint64(url);
     const key = { host, hi, lo };
     if (this.bloom.mightContain(hi, lo)) {
       ctx.metrics.count('bloom.maybe');
-      const found = this.seen.get(key);
-      if (found !== undefined) {
+      const seen = this.seen.get(key);
+      if (seen !== undefined) {
         ctx.metrics.count('duplicate-urls');
+        if (via !== 'link') return 0;
         // Another page links to it. The scheduler ranks a queued URL by its in-links; telling it at
-        // 2, 4, 8, … keeps that to a few mentions per URL however many pages link to it.
-        if (via !== 'link' || found >= MAX_REPORTED_INLINKS) return 0;
-        const inlinks = found + 1;
-        this.seen.put(key, inlinks);
-        return (inlinks & (inlinks - 1)) === 0 ? inlinks : 0;
+        // 2, 4, 8, … keeps that to a few mentions per URL however many pages link to it. In a
+        // focused crawl a better link than any before is told too (at most 32 steps per URL): a
+        // page found later may show the URL is on the topic after all.
+        const raised = step > seen.best;
+        const inlinks = Math.min(seen.found + 1, MAX_REPORTED_INLINKS);
+        const doubled = seen.found < MAX_REPORTED_INLINKS && (inlinks & (inlinks - 1)) === 0;
+        if (seen.found < MAX_REPORTED_INLINKS || raised) this.seen.put(key, { found: inlinks, best: Math.max(step, seen.best) });
+        if (raised) ctx.metrics.count('score-raised');
+        return doubled || raised ? inlinks : 0;
       }
     }
     this.bloom.add(hi, lo);
-    this.seen.put(key, 1);
+    this.seen.put(key, { found: 1, best: step });
     ctx.metrics.count('new-urls');
     return 1;
   }

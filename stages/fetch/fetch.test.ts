@@ -92,7 +92,7 @@ describe('fetch', () => {
     assert.equal(r.headers['x-crawl-test'], 'yes');
     assert.equal(r.content_type, 'text/html');
     assert.equal(r.charset, 'utf-8');
-    assert.equal(r.body_encoding, 'gzip');
+    assert.equal(r.body_encoding, 'lz4');
     assert.ok(r.body.length < PAGE.length, 'the stored body is compressed');
     assert.equal(decompressBody(r.body_encoding, r.body, 1 << 20).toString('utf8'), PAGE);
     assert.equal(r.bytes, PAGE.length);

@@ -44,7 +44,7 @@ class Normalize implements Processor<In, Out> {
         dropped.add(c.reason, e.url);
         continue;
       }
-      accepted.push({ host: c.host, entry: { url: c.url, priority_hint: e.priority_hint, changefreq: e.changefreq, lastmod: e.lastmod, sitemap_depth: e.sitemap_depth, inlinks: 1 } });
+      accepted.push({ host: c.host, entry: { url: c.url, priority_hint: e.priority_hint, changefreq: e.changefreq, lastmod: e.lastmod, sitemap_depth: e.sitemap_depth, inlinks: 1, score: e.score } });
     }
     dropped.report(ctx);
     if (accepted.length > 0) ctx.metrics.count('normalized', accepted.length);

@@ -4,14 +4,16 @@
 import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../../engine/api.js';
 import { NO_HINTS, type DiscoveredEntry, type DiscoveredUrl, type FetchResult, type ParsedPage } from '../../schemas/records.js';
 import type { CrawlConfig } from '../../contract/config.js';
-import { discoveredUrls, fetched, parsed } from '../../contract/topics.js';
+import { discoveredUrls, fetched, parsed, skipped } from '../../contract/topics.js';
 import { analyzeBody, type BodyAnalysis, type BodyInput } from '../../parsing/analyze-body.js';
 import type { ParserModule } from '../../parsing/parser-module.js';
 import type { ParsePool } from '../../parsing/parse-pool.js';
-import { hostKey } from '../../url/canonicalize.js';
+import { canonicalize, hostKey } from '../../url/canonicalize.js';
 import type { PdfPool } from '../../pdf/pdf-pool.js';
 import { analyzeOther } from './content-route.js';
 import { discoveredBatches, groupBy } from '../../contract/url-batch.js';
+import type { FocusResult, FocusScorer } from '../../focus/focus-scorer.js';
+import { scoreOfRank } from '../../focus/rank.js';
 
 /** On every parsed row; parse/2: one streaming pass, visible text, simhash over the main content. */
 export const PARSER_VERSION = 'parse/2';
@@ -30,6 +32,8 @@ export interface ParseOptions {
   pool?: ParsePool;
   /** Worker threads that read PDFs, bounded in time and memory. */
   pdfPool?: PdfPool;
+  /** A focused crawl's scorer for pages parsed in this thread (the parse workers judge the HTML they parse). */
+  focus?: FocusScorer;
 }
 
 /** The routing key of a link, or undefined when it cannot be parsed (normalize never sees it). */
@@ -43,11 +47,15 @@ function linkHost(url: string): string | undefined {
 
 const inputs = [fetched] as const;
 // A replay discards discovered-urls (engine/replay/replay-plan.ts): re-parsing never feeds the frontier.
-const outputs = [parsed, discoveredUrls] as const;
+// skipped: a hard-focused crawl's links of off-topic pages, not followed.
+const outputs = [parsed, discoveredUrls, skipped] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
 export class Parse implements Processor<In, Out> {
+  /** The user's focus module failed once already: said once, counted always. */
+  private moduleFailed = false;
+
   constructor(private readonly options: ParseOptions) {}
 
   async process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
@@ -56,7 +64,9 @@ export class Parse implements Processor<In, Out> {
     if (r.kind !== 'page') return; // robots.txt and sitemaps are read where they are fetched
     const now = ctx.now();
     if (r.status >= 300 && r.status < 400 && r.final_url !== r.url) {
-      this.discover(ctx, [{ url: r.final_url, anchor: '', ...NO_HINTS }], r, r.depth, 'redirect', r.redirect_hops + 1, now);
+      // A focused crawl's redirect target inherits the score the redirecting URL was fetched with.
+      const score = this.options.focus ? scoreOfRank(r.priority * 16) : -1;
+      this.discover(ctx, [{ url: r.final_url, anchor: '', ...NO_HINTS, score }], r, r.depth, 'redirect', r.redirect_hops + 1, now);
       return;
     }
     if (r.status < 200 || r.status >= 300) return;
@@ -74,12 +84,14 @@ export class Parse implements Processor<In, Out> {
     else ctx.metrics.count(a.kind === 'html' ? 'pages' : `pages.${a.kind}`);
     if (a.truncated) ctx.metrics.count('parse-truncated');
     if (a.error.startsWith('parser-module')) ctx.metrics.count('errors.parser-module');
+    const judged = this.judge(a, r.final_url, ctx);
     const page: ParsedPage = {
       fetch_id: r.fetch_id, url: r.url, host: r.host, depth: r.depth, status: r.status, final_url: r.final_url,
       fetched_at: r.started_at, content_type: r.content_type, title: a.title, canonical: a.canonical, lang: a.lang,
       meta_noindex: a.metaNoindex, meta_nofollow: a.metaNofollow, text_length: a.textLength, content_hash: a.contentHash,
       simhash: Buffer.from(a.simhash.buffer, a.simhash.byteOffset, a.simhash.byteLength), links: a.links,
       parser_version: this.options.parserVersion, error: a.error, text: a.text,
+      relevance: judged?.relevance ?? -1, focus_threshold: judged ? this.options.focus!.threshold : -1,
     };
     ctx.forward('parsed', r.host, page);
     if ((a.kind !== 'html' && a.kind !== 'pdf') || a.metaNofollow) return;
@@ -93,8 +105,45 @@ export class Parse implements Processor<In, Out> {
       ctx.metrics.count('feeds-found', a.feeds.length);
       this.discover(ctx, a.feeds.map((url) => ({ url, anchor: '', ...NO_HINTS, sitemap_depth: 1 })), r, depth, 'link', 0, now);
     }
-    const followed = a.links.filter((l) => !l.nofollow).map((l) => ({ url: l.url, anchor: l.anchor, ...NO_HINTS }));
+    const followed = a.links.flatMap((l, i) => (l.nofollow ? [] : [{ url: l.url, anchor: l.anchor, ...NO_HINTS, score: judged?.linkScores[i] ?? -1 }]));
+    if (judged && this.dropsLinksOf(r, judged)) return this.skipLinks(ctx, followed, r, judged.relevance, depth, now);
     this.discover(ctx, followed, r, depth, 'link', 0, now);
+  }
+
+  /**
+   * A focused crawl's judgement of a page with text: from the parse worker, or made here (PDFs, plain
+   * text, a failed worker). A page the user's module failed on is recorded with the error, unjudged.
+   */
+  private judge(a: BodyAnalysis, url: string, ctx: ProcessorContext<Out>): FocusResult | undefined {
+    const focus = this.options.focus;
+    if (!focus || (a.kind !== 'html' && a.kind !== 'pdf' && a.kind !== 'text')) return undefined;
+    const judged = a.focus ?? focus.score({ url, title: a.title, text: a.text, links: a.links });
+    if (judged.error) {
+      ctx.metrics.count('errors.focus-module');
+      if (!this.moduleFailed) ctx.log.warn(`parse: ${judged.error} (on ${url}; such pages are recorded unjudged, with the error in parsed_pages.error, and their links followed unscored)`);
+      this.moduleFailed = true;
+      if (!a.error) a.error = judged.error;
+      return undefined;
+    }
+    ctx.metrics.count('focus.judged');
+    if (judged.relevance >= focus.threshold) ctx.metrics.count('focus.relevant');
+    return judged;
+  }
+
+  /** Hard focus follows the links of the seeds and of pages on the topic only. */
+  private dropsLinksOf(r: FetchResult, judged: FocusResult): boolean {
+    const focus = this.options.focus!;
+    return focus.spec.mode === 'hard' && r.depth > 0 && judged.relevance < focus.threshold;
+  }
+
+  /** Each link not followed is a `skipped` row, with the page's relevance as the reason's detail. */
+  private skipLinks(ctx: ProcessorContext<Out>, links: DiscoveredEntry[], from: FetchResult, relevance: number, depth: number, now: number): void {
+    const detail = `page relevance ${relevance.toFixed(3)} < threshold ${this.options.focus!.threshold}`;
+    ctx.metrics.count('focus.links-dropped', links.length);
+    for (const l of links) {
+      const c = canonicalize(l.url, { maxLength: this.options.config.maxUrlLength });
+      if (c.ok) ctx.forward('skipped', c.host, { url: c.url, host: c.host, reason: 'focus-off-topic', detail, depth, source_url: from.url, decided_at: now });
+    }
   }
 
   /** One discovered-urls record per host key (more when a host's share is over the batch bound). */
@@ -127,18 +176,19 @@ export class Parse implements Processor<In, Out> {
 
 export const parseProcessor = defineProcessor({
   name: 'parse',
-  description: 'One streaming htmlparser2 pass: title, canonical, meta robots, links (base href, nofollow), visible text, content hash, 64-bit simhash of the main content; redirects re-enter as discovered URLs.',
+  description: 'One streaming htmlparser2 pass: title, canonical, meta robots, links (base href, nofollow), visible text, content hash, 64-bit simhash of the main content; redirects re-enter as discovered URLs. A focused crawl judges each page and scores each link it follows.',
   inputs,
   outputs,
   stores: [],
   // Pages are parsed in worker threads, many at a time; the order of parsed records does not matter.
   concurrency: { maxInFlight: 64, perKeyOrder: false },
   delivery: 'Stateless and deterministic: re-parsing a fetched record (after a crash or in a replay) gives the same page record.',
-  create: (s: { config: CrawlConfig; parsePool?: ParsePool; parserModule?: ParserModule; pdfPool?: PdfPool }) => new Parse({
+  create: (s: { config: CrawlConfig; parsePool?: ParsePool; parserModule?: ParserModule; pdfPool?: PdfPool; focus?: FocusScorer }) => new Parse({
     config: s.config,
     parserVersion: s.parserModule ? `${PARSER_VERSION}+${s.parserModule.version}` : PARSER_VERSION,
     parserModule: s.parserModule,
     pool: s.parsePool,
     pdfPool: s.pdfPool,
+    focus: s.focus,
   }),
 });

@@ -61,9 +61,9 @@ export class HostQueues {
     this.change(h, () => h.queue.waiting++);
   }
 
-  /** More pages link to a URL: a queued one moves up its host's queue. Returns whether it moved. */
-  raise(h: HostState, key: UrlKey, u: UrlState, inlinks: number): boolean {
-    const next = { ...u, inlinks };
+  /** More pages link to a URL (or, focused, a better link): a queued one moves up its host's queue. Returns whether it moved. */
+  raise(h: HostState, key: UrlKey, u: UrlState, inlinks: number, score = u.score): boolean {
+    const next = { ...u, inlinks, score };
     if (u.phase !== 'ready' || rankOf(next) === u.queue_rank) {
       this.urls.put(key, next);
       return false;
@@ -83,7 +83,7 @@ export class HostQueues {
   async popReady(h: HostState): Promise<Popped | undefined> {
     const sitemaps = h.sitemaps.ready;
     const pages = h.queue.ready - sitemaps;
-    const first: 0 | 1 = sitemaps > 0 && (h.sitemaps.next || pages <= 0) ? 1 : 0;
+    const first = this.nextLane(h);
     let lane = first;
     let head = await this.ready[lane].pop(h.host, lane ? sitemaps : pages);
     if (!head) {
@@ -97,6 +97,18 @@ export class HostQueues {
     const recrawl = (u?.fetches ?? 0) > 0;
     this.change(h, () => this.leaveReady(h, recrawl, lane));
     return { key, u, rank: head[0].rank, recrawl };
+  }
+
+  /** The rank of the host's next ready URL (as popReady would take it), left in the queue. */
+  async headRank(h: HostState): Promise<number | undefined> {
+    const lane = this.nextLane(h);
+    return (await this.ready[lane].peek(h.host, lane ? h.sitemaps.ready : h.queue.ready - h.sitemaps.ready))?.[0].rank;
+  }
+
+  /** The lane the host's next ready URL comes from: sitemaps on their turn, or when no page waits. */
+  private nextLane(h: HostState): 0 | 1 {
+    const sitemaps = h.sitemaps.ready;
+    return sitemaps > 0 && (h.sitemaps.next || h.queue.ready - sitemaps <= 0) ? 1 : 0;
   }
 
   /** Recrawls whose time has come join the ready queue, with their importance. */

@@ -30,6 +30,7 @@ import type { CrawlBudget } from '../../contract/crawl-budget.js';
 import { canonicalEntries } from '../../contract/url-batch.js';
 import { leaseRequest, robotsRequest, takeUrls } from './lease-release.js';
 import { afterPage, giveUpLeases, queueSitemaps, requeue } from './url-reports.js';
+import type { FocusGate } from '../../focus/focus-gate.js';
 
 const inputs = [fetched, deduped, unfetched] as const;
 const outputs = [scheduled, skipped] as const;
@@ -42,6 +43,8 @@ export interface ScheduleServices {
   budget?: CrawlBudget;
   /** Kafka pauses releases while the partition count grows (crawlstream scale). */
   control: RuntimeControl;
+  /** A focused crawl orders hosts by their best URL's score, holding some back (never bringing one forward). */
+  focusGate?: FocusGate;
 }
 
 export class Schedule implements Processor<In, Out> {
@@ -138,9 +141,10 @@ export class Schedule implements Processor<In, Out> {
     const h = this.host(u.host, u.url);
     const key = urlKey(h.host, u.url);
     const known = this.urls.get(key);
+    const score = u.score ?? -1;
     if (known) {
-      // A URL passed on again: more pages link to it (dedup reports 2, 4, 8, … in-links).
-      if (u.inlinks > known.inlinks && this.queues.raise(h, key, known, u.inlinks)) {
+      // A URL passed on again: more pages link to it (dedup reports 2, 4, 8, … in-links), or a better link.
+      if ((u.inlinks > known.inlinks || score > known.score) && this.queues.raise(h, key, known, Math.max(u.inlinks, known.inlinks), Math.max(score, known.score))) {
         this.ctx.metrics.count('raised');
         this.save(h);
       }
@@ -154,7 +158,7 @@ export class Schedule implements Processor<In, Out> {
       inlinks: Math.max(1, u.inlinks), priority_hint: u.priority_hint, changefreq: u.changefreq, lastmod: u.lastmod,
       sitemap_depth: u.sitemap_depth, phase: 'ready', queue_seq: 0, queue_rank: 0, attempt: 1, etag: '', last_modified: '', sha1: '',
       interval_ms: this.config.recrawl ? firstInterval(u, now, this.config) : 0, next_due_at: 0, fetches: 0, changes: 0, gone: 0, captured_at: 0,
-      lost: 0,
+      score, lost: 0,
     };
     this.queues.enqueueReady(h, key, state, false);
     this.save(h);
@@ -246,6 +250,7 @@ export class Schedule implements Processor<In, Out> {
     if (robots.kind === 'refuse') return this.dropReady(h, robots.reason);
     if (robots.kind === 'wait') return this.arm(h, robots.until);
     if (robots.kind === 'fetch') return this.releaseRobots(h, robots.url, robots.attempt, robots.hops, now);
+    if (this.s.focusGate && !(await this.admitted(h, this.s.focusGate, now))) return;
     const { taken, budgetSpent } = await takeUrls(this, h, this.leaseSize(h));
     if (taken.length) return this.releaseUrls(h, taken, now, false);
     this.save(h);
@@ -258,6 +263,8 @@ export class Schedule implements Processor<In, Out> {
   private async queueBehind(h: HostState, now: number, lost: number): Promise<void> {
     const fresh = this.robots.decide(h.host, h.scheme, h.robots, now).kind === 'ready';
     await this.queues.promoteDue(h, now);
+    // A focused crawl's gate is asked once per lease, a queued one too.
+    if (fresh && h.queue.ready > 0 && this.s.focusGate && !(await this.admitted(h, this.s.focusGate, now))) return;
     const { taken } = fresh && h.queue.ready > 0 ? await takeUrls(this, h, this.leaseSize(h)) : { taken: [] };
     if (taken.length) return this.releaseUrls(h, taken, now, true);
     this.save(h);
@@ -316,8 +323,18 @@ export class Schedule implements Processor<In, Out> {
     this.ctx.forward('skipped', h.host, { url, host: h.host, reason, detail, depth, source_url: sourceUrl, decided_at: this.ctx.now() });
   }
 
+  /** A focused crawl: may the host release now, or do hosts with better URLs go first? Holding back is all it can do. */
+  private async admitted(h: HostState, gate: FocusGate, now: number): Promise<boolean> {
+    const rank = this.s.budget?.exhausted() ? undefined : await this.queues.headRank(h);
+    if (rank === undefined || gate.admit(h.host, rank, now)) return true;
+    this.ctx.metrics.count('focus.held');
+    this.arm(h, now + gate.holdMs);
+    return false;
+  }
+
   /** Nothing to release now: wait for the first recrawl, or leave the active set. */
   private async idle(h: HostState): Promise<void> {
+    this.s.focusGate?.forget(h.host);
     this.save(h);
     if (h.queue.waiting > 0) return this.arm(h, Math.max(this.politeness.nextAllowedStart(h), await this.queues.firstDue(h)));
     if (h.leases.open.length || h.queue.ready > 0) return;

@@ -5,6 +5,7 @@ import avro from 'avsc';
 import { defineStore, type ValueCodec } from '../../engine/api.js';
 import type { DiscoveryKind } from '../../schemas/records.js';
 import { fingerprint64 } from '../../url/fingerprint.js';
+import { focusRank } from '../../focus/rank.js';
 
 export type UrlPhase = 'ready' | 'in-flight' | 'waiting' | 'stopped';
 
@@ -39,6 +40,8 @@ export interface UrlState {
   gone: number;
   /** When the body whose digest is `sha1` was fetched (a 304's WARC revisit refers to it); 0 when unknown. */
   captured_at: number;
+  /** A focused crawl's best score of the URL, 0–1 (it ranks the URL: focus/rank.ts); -1 when not scored. */
+  score: number;
   /** Times a lease holding it was given up as lost (no report came): released again once, then skipped. */
   lost: number;
 }
@@ -63,18 +66,18 @@ const FIELDS = [
   { name: 'interval_ms', type: 'long' }, { name: 'next_due_at', type: 'long' }, { name: 'fetches', type: 'int' },
   { name: 'changes', type: 'int' }, { name: 'gone', type: 'int' },
 ];
-/** Fields appended since the first layout, each with a default: values stored before them still read. */
-const ADDED = [{ name: 'captured_at', type: 'long', default: 0 }, { name: 'lost', type: 'int', default: 0 }];
+/** Fields appended since the first layout, in order, each with a default: values stored before them still read. */
+const ADDED = [{ name: 'captured_at', type: 'long', default: 0 }, { name: 'score', type: 'float', default: -1 }, { name: 'lost', type: 'int', default: 0 }];
 
 /**
  * Store values carry no schema id, so a value written before a field was appended is shorter than
- * the current layout: it fails to decode as such (truncated), and is then read with the older
- * layouts in turn, newest first, and the added fields' defaults (Avro schema resolution).
+ * the current layout: it fails to decode as such (truncated), and is then read with each older
+ * layout in turn, newest first, and the added fields' defaults (Avro schema resolution).
  */
 function urlStateValues(): ValueCodec<UrlState> {
   const schema = (fields: object[]) => ({ type: 'record', name: 'UrlState', namespace: 'crawlstream.store', fields }) as avro.Schema;
   const current = avro.Type.forSchema(schema([...FIELDS, ...ADDED]));
-  const older = ADDED.map((_, n) => current.createResolver(avro.Type.forSchema(schema([...FIELDS, ...ADDED.slice(0, ADDED.length - 1 - n)]))));
+  const older = ADDED.map((_, k) => current.createResolver(avro.Type.forSchema(schema([...FIELDS, ...ADDED.slice(0, ADDED.length - 1 - k)]))));
   return {
     encode: (v) => current.toBuffer(v),
     decode: (b) => {
@@ -117,8 +120,9 @@ export const urlsStore = defineStore<UrlKey, UrlState>({
  * sitemap's <priority> adds up to two steps; sitemaps themselves go first. Depth breaks ties in the
  * queue key, then arrival.
  */
-export function rankOf(u: Pick<UrlState, 'inlinks' | 'priority_hint' | 'sitemap_depth' | 'fetches'>): number {
+export function rankOf(u: Pick<UrlState, 'inlinks' | 'priority_hint' | 'sitemap_depth' | 'fetches' | 'score'>): number {
   if (u.sitemap_depth > 0) return 255;
+  if (u.score >= 0) return focusRank(u.score, u.inlinks);
   const links = Math.log2(Math.max(1, u.inlinks));
   const hint = u.priority_hint >= 0 ? 2 * Math.min(1, u.priority_hint) : 1;
   // A page never fetched is worth half an in-link doubling more than re-checking one as important:
@@ -128,7 +132,7 @@ export function rankOf(u: Pick<UrlState, 'inlinks' | 'priority_hint' | 'sitemap_
 }
 
 /** The importance a fetch request carries, for analytics: in-link weight plus the sitemap hint. */
-export function priorityOf(u: Pick<UrlState, 'inlinks' | 'priority_hint' | 'sitemap_depth' | 'fetches'>): number {
+export function priorityOf(u: Pick<UrlState, 'inlinks' | 'priority_hint' | 'sitemap_depth' | 'fetches' | 'score'>): number {
   return rankOf(u) / 16;
 }
 
@@ -138,6 +142,6 @@ export function sitemapState(url: string, robotsUrl: string, now: number, known:
     url, depth: 0, via: 'sitemap', source_url: robotsUrl, redirect_hops: 0, discovered_at: now, inlinks: 1,
     priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 1, phase: 'ready', queue_seq: 0, queue_rank: 0, attempt: 1,
     etag: '', last_modified: '', sha1: known?.sha1 ?? '', captured_at: known?.captured_at ?? 0, interval_ms: 0, next_due_at: 0,
-    fetches: known?.fetches ?? 0, changes: 0, gone: 0, lost: 0,
+    fetches: known?.fetches ?? 0, changes: 0, gone: 0, score: -1, lost: 0,
   };
 }

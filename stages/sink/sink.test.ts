@@ -24,8 +24,8 @@ function context(log = collectingLog(), logId = 'log-1'): ProcessorContext<objec
   };
 }
 
-const record = <N extends string, V>(topic: N, offset: number, value: V): InputRecord<N, V> =>
-  ({ topic, partition: 3, offset, timestamp: 0, key: 'a.test', value });
+const record = <N extends string, V>(topic: N, offset: number, value: V, partition = 3): InputRecord<N, V> =>
+  ({ topic, partition, offset, timestamp: 0, key: 'a.test', value });
 
 const services = (ch: () => Promise<ClickHouse>, sinkName = 'live') => ({ config: defaultCrawlConfig(), clickhouse: ch, sinkName });
 
@@ -79,4 +79,55 @@ test('should keep the positions of two logs apart, so a new log is never taken f
   }
   const [{ n }] = await ch.query<{ n: string }>('SELECT count() AS n FROM fetches FINAL');
   assert.equal(Number(n), 6, 'both crawls\' rows are kept');
+});
+
+/** The ClickHouse of `ch`, counting its INSERTs by table. */
+function countingInserts(ch: ClickHouse): { ch: ClickHouse; inserts: string[] } {
+  const inserts: string[] = [];
+  return { inserts, ch: { ...ch, insert: (table, rows, opts) => (inserts.push(`${table} ${rows.length}`), ch.insert(table, rows, opts)) } };
+}
+
+test('should write the rows of every sink task of a process in one INSERT per table', async () => {
+  const ch = await openClickHouse({ dataDir: testChdbDir(), database: `sink_shared_${process.pid}` });
+  opened.push(ch);
+  const counted = countingInserts(ch);
+  const open = async () => counted.ch;
+  const tasks = [clickhouseSink.create(services(open)), clickhouseSink.create(services(open))];
+  const contexts = [context(), context()];
+  for (let i = 0; i < 2; i++) await tasks[i].init!(contexts[i]);
+  const written = [3, 4].flatMap((partition, i) => [0, 1].map((offset) =>
+    tasks[i].process(record('fetched', offset, fetchResult({ fetch_id: `p${partition}#${offset}` }), partition), contexts[i])));
+  assert.equal(tasks[0].hasPendingWork!(), true);
+  // Closing the first task writes what is buffered now, its neighbour's rows too, in one INSERT.
+  await tasks[0].close!();
+  assert.equal(tasks[0].hasPendingWork!(), false);
+  await Promise.all(written);
+  assert.deepEqual(counted.inserts.filter((i) => !i.startsWith('schema_migrations')), ['fetches 4']);
+  await tasks[1].close!();
+  const rows = await ch.query<{ p: number; n: string }>('SELECT src_partition AS p, count() AS n FROM fetches FINAL GROUP BY p ORDER BY p');
+  assert.deepEqual(rows.map((r) => `${r.p}:${r.n}`), ['3:2', '4:2']);
+});
+
+test('should drop only an abandoned task\'s unwritten rows from the shared writer, and take its partition back from any offset', async () => {
+  const ch = await openClickHouse({ dataDir: testChdbDir(), database: `sink_abandon_${process.pid}` });
+  opened.push(ch);
+  const open = async () => ch;
+  const [moved, staying] = [clickhouseSink.create(services(open)), clickhouseSink.create(services(open))];
+  const [movedCtx, stayingCtx] = [context(), context()];
+  await moved.init!(movedCtx);
+  await staying.init!(stayingCtx);
+  void moved.process(record('fetched', 5, fetchResult({ fetch_id: 'moved#5' }), 3), movedCtx);
+  const kept = staying.process(record('fetched', 7, fetchResult({ fetch_id: 'staying#7' }), 4), stayingCtx);
+  moved.abandon!();
+  assert.equal(moved.hasPendingWork!(), false, 'the new owner writes what this task had not');
+  // The partition comes back to this process (a rebalance) and starts again below offset 5.
+  const back = clickhouseSink.create(services(open));
+  const backCtx = context();
+  await back.init!(backCtx);
+  const again = back.process(record('fetched', 2, fetchResult({ fetch_id: 'back#2' }), 3), backCtx);
+  await staying.close!();
+  await back.close!();
+  await Promise.all([kept, again]);
+  const ids = await ch.query<{ fetch_id: string }>('SELECT fetch_id FROM fetches FINAL ORDER BY fetch_id');
+  assert.deepEqual(ids.map((r) => r.fetch_id), ['back#2', 'staying#7']);
 });

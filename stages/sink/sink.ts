@@ -10,7 +10,7 @@ import { robotsSummary } from '../../clickhouse/robots-digest.js';
 import { rowsForRecord } from '../../clickhouse/rows.js';
 import { migrate } from '../../clickhouse/schema.js';
 import { SinkWriter } from '../../clickhouse/sink-writer.js';
-import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../../engine/api.js';
+import { defineProcessor, type Logger, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../../engine/api.js';
 import type { CrawlConfig } from '../../contract/config.js';
 import { duplicates, fetched, parsed, skipped } from '../../contract/topics.js';
 
@@ -38,6 +38,33 @@ export const clickhouseSink = defineProcessor({
   create: (s: SinkServices) => new ClickHouseSinkProcessor(s),
 });
 
+/**
+ * One writer per process, ClickHouse and sink id, shared by every sink task: one INSERT per table and
+ * flush for all partitions (each task's own writer made one per task, and chdb as many parts to
+ * merge). Positions stay per topic-partition, so sharing changes nothing about exactly-once.
+ */
+const writers = new WeakMap<() => Promise<ClickHouse>, Map<string, { writer: SinkWriter; tasks: number }>>();
+
+function sharedWriter(clickhouse: () => Promise<ClickHouse>, sinkId: string, log: Logger): { writer: SinkWriter; release(): Promise<void> } {
+  let bySink = writers.get(clickhouse);
+  if (!bySink) writers.set(clickhouse, (bySink = new Map()));
+  let shared = bySink.get(sinkId);
+  if (!shared) bySink.set(sinkId, (shared = { writer: new SinkWriter({ connect: migratedConnection(clickhouse), sinkId, log }), tasks: 0 }));
+  shared.tasks++;
+  const entry = shared;
+  let released = false;
+  return {
+    writer: entry.writer,
+    async release() {
+      if (released) return;
+      released = true;
+      if (--entry.tasks > 0) return;
+      if (bySink.get(sinkId) === entry) bySink.delete(sinkId);
+      await entry.writer.close();
+    },
+  };
+}
+
 /** Schemas are migrated once per process and ClickHouse connection, whatever the number of tasks. */
 const migrated = new WeakMap<ClickHouse, Promise<unknown>>();
 
@@ -58,34 +85,36 @@ function migratedConnection(open: () => Promise<ClickHouse>): () => Promise<Clic
 }
 
 class ClickHouseSinkProcessor implements Processor<In, Out> {
-  private writer: SinkWriter | undefined;
+  private shared: ReturnType<typeof sharedWriter> | undefined;
 
   constructor(private readonly s: SinkServices) {}
 
   init(ctx: ProcessorContext<Out>): void {
     // Positions belong to the log they came from: a new data directory or recreated topics get a
     // new log identity, so their offsets never hide behind an earlier log's.
-    const sinkId = `${this.s.sinkName}:${ctx.logId}`;
-    this.writer = new SinkWriter({ connect: migratedConnection(this.s.clickhouse), sinkId, log: ctx.log });
+    this.shared = sharedWriter(this.s.clickhouse, `${this.s.sinkName}:${ctx.logId}`, ctx.log);
   }
 
   process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
-    if (!this.writer) throw new Error('the sink got a record before init');
+    if (!this.shared) throw new Error('the sink got a record before init');
     const rows = rowsForRecord(record, robotsSummary, this.s.config.productToken);
     ctx.metrics.count('sink.rows', rows.length);
-    return this.writer.write({ topic: record.topic, partition: record.partition, offset: record.offset }, rows);
+    return this.shared.writer.write({ topic: record.topic, partition: record.partition, offset: record.offset }, rows, this);
   }
 
-  /** The task moved away: insert nothing more, the new owner writes what this one had not. */
+  /** The task moved away: insert nothing more of its rows, the new owner writes what this one had not. */
   abandon(): void {
-    void this.writer?.abort();
+    this.shared?.writer.dropOwner(this);
+    void this.shared?.release();
   }
 
   hasPendingWork(): boolean {
-    return (this.writer?.pending ?? 0) > 0;
+    return (this.shared?.writer.pendingOf(this) ?? 0) > 0;
   }
 
   async close(): Promise<void> {
-    await this.writer?.close();
+    if (!this.shared) return;
+    await this.shared.writer.flushOwner(this);
+    await this.shared.release();
   }
 }

@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { chdbEngine } from './testing/test-engines.js';
+import { tsvSuite } from './testing/tsv-suite.js';
+import { encodeTsv, sharedColumns, tsvField } from './tsv.js';
+
+test('should escape what TabSeparated reads as structure, and nothing else', () => {
+  assert.equal(tsvField('plain text, "quoted" and \'single\''), 'plain text, "quoted" and \'single\'');
+  assert.equal(tsvField('a\tb\nc\\d\re\0f\bg\fh'), 'a\\tb\\nc\\\\d\\re\\0f\\bg\\fh');
+  assert.equal(tsvField(['it\'s', 'a\\b', '']), "['it\\'s','a\\\\b','']");
+  assert.equal(tsvField([1, 0, 65535]), '[1,0,65535]');
+  assert.equal(tsvField(true), '1');
+  assert.equal(tsvField(0.30000000000000004), '0.30000000000000004');
+  assert.throws(() => tsvField(Number.NaN), /cannot write NaN/);
+  assert.throws(() => tsvField({} as never), /cannot write object/);
+});
+
+test('should write one line per row in the given column order, and refuse a row missing a column', () => {
+  const rows = [{ a: 'x', b: 1 }, { a: 'y\tz', b: 2 }];
+  assert.equal(encodeTsv(rows, ['b', 'a']).toString(), '1\tx\n2\ty\\tz\n');
+  assert.deepEqual(sharedColumns(rows), ['a', 'b']);
+  assert.equal(sharedColumns([{ a: 1 }, { a: 1, b: 2 }]), undefined);
+  assert.equal(sharedColumns([{ a: 1, b: 2 }, { a: 1 }]), undefined);
+  assert.throws(() => encodeTsv([{ a: 'x' }], ['a', 'b']), /no value for column b/);
+});
+
+tsvSuite(chdbEngine());

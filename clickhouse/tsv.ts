@@ -1,0 +1,81 @@
+// Rows as ClickHouse's TabSeparated input, for INSERTs. Cheaper than JSONEachRow at both ends: no
+// field names per row, a string needs escaping only where it holds one of a few characters, and
+// ClickHouse parses it without looking up keys. Read the same way by chdb 26.x and servers back to
+// 18.16 (both tested in clickhouse/testing/schema-suite.ts and tsv.test.ts).
+//
+// The rules (ClickHouse "TabSeparated" format): fields end at a tab, rows at a newline; in a string,
+// backslash, tab, newline, carriage return, NUL, backspace and form feed are written as backslash
+// escapes. Arrays are `[…]` with strings in single quotes (a quote escaped too) and numbers bare.
+// Integers and floats are written as JavaScript prints them; DateTime columns receive Unix seconds,
+// which ClickHouse reads as a timestamp (no time zone involved, as with JSON numbers).
+
+export type TsvValue = string | number | boolean | readonly (string | number)[];
+
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0', '\b': '\\b', '\f': '\\f', "'": "\\'" };
+const NEEDS_ESCAPE = /[\\\t\n\r\0\b\f]/;
+const ESCAPED = /[\\\t\n\r\0\b\f]/g;
+const NEEDS_QUOTED_ESCAPE = /[\\\t\n\r\0\b\f']/;
+const QUOTED_ESCAPED = /[\\\t\n\r\0\b\f']/g;
+const escapeChar = (c: string) => ESCAPES[c];
+
+export function tsvString(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? s.replace(ESCAPED, escapeChar) : s;
+}
+
+function quoted(s: string): string {
+  return `'${NEEDS_QUOTED_ESCAPE.test(s) ? s.replace(QUOTED_ESCAPED, escapeChar) : s}'`;
+}
+
+function tsvNumber(n: number): string {
+  if (!Number.isFinite(n)) throw new Error(`cannot write ${n} to ClickHouse`);
+  return String(n);
+}
+
+/** One field. Booleans become 1/0 (UInt8 columns). */
+export function tsvField(v: TsvValue): string {
+  switch (typeof v) {
+    case 'string': return tsvString(v);
+    case 'number': return tsvNumber(v);
+    case 'boolean': return v ? '1' : '0';
+  }
+  if (!Array.isArray(v)) throw new Error(`cannot write ${typeof v} to ClickHouse as TabSeparated`);
+  let out = '[';
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (i > 0) out += ',';
+    out += typeof x === 'string' ? quoted(x) : tsvNumber(x);
+  }
+  return out + ']';
+}
+
+/**
+ * The rows' `columns`, one line per row, as UTF-8. Every row must carry every column: a missing one
+ * is an error here, not a silent default in ClickHouse.
+ */
+export function encodeTsv(rows: readonly Record<string, unknown>[], columns: readonly string[]): Buffer {
+  let out = '';
+  for (const row of rows) {
+    for (let c = 0; c < columns.length; c++) {
+      const v = row[columns[c]];
+      if (v === undefined || v === null) throw new Error(`row has no value for column ${columns[c]}`);
+      out += (c === 0 ? '' : '\t') + tsvField(v as TsvValue);
+    }
+    out += '\n';
+  }
+  return Buffer.from(out, 'utf8');
+}
+
+/** The columns of a batch: those of its first row, when every row has exactly those (else undefined). */
+export function sharedColumns(rows: readonly Record<string, unknown>[]): string[] | undefined {
+  if (rows.length === 0) return undefined;
+  const columns = Object.keys(rows[0]);
+  for (const row of rows) {
+    let n = 0;
+    for (const k in row) {
+      if (!(k in rows[0])) return undefined;
+      n++;
+    }
+    if (n !== columns.length) return undefined;
+  }
+  return columns;
+}
