@@ -18,7 +18,7 @@ import type { CrawlConfig } from '../../contract/config.js';
 import { deduped, fetched, scheduled, skipped, unfetched } from '../../contract/topics.js';
 import { hostsStore, newHostState, robotsStore, type HostState } from './host-state.js';
 import { readyQueueStore, waitingQueueStore } from './host-frontier.js';
-import { HostQueues, MAX_STEPS_PER_TURN } from './host-queues.js';
+import { HostQueues } from './host-queues.js';
 import { freedWithoutOutcome, judge, leased, pausedUntil } from '../../politeness/host-politeness.js';
 import { mayQueueBehind, owedCount, reported, restarted } from '../../politeness/leases.js';
 import { Politeness } from '../../politeness/politeness.js';
@@ -29,7 +29,7 @@ import { TimerHeap } from './timer-heap.js';
 import type { CrawlBudget } from '../../contract/crawl-budget.js';
 import { canonicalEntries } from '../../contract/url-batch.js';
 import { leaseRequest, robotsRequest, takeUrls } from './lease-release.js';
-import { afterPage, giveUpLeases, queueSitemaps, requeue } from './url-reports.js';
+import { afterPage, dropReadyUrls, giveUpLeases, queueSitemaps, requeue } from './url-reports.js';
 import type { FocusGate } from '../../focus/focus-gate.js';
 
 const inputs = [fetched, deduped, unfetched] as const;
@@ -304,14 +304,7 @@ export class Schedule implements Processor<In, Out> {
 
   /** The host may crawl nothing now: its ready URLs are dropped, each recorded. */
   private async dropReady(h: HostState, reason: string): Promise<void> {
-    const detail = this.robots.refusalDetail(h.robots, reason);
-    for (let step = 0; step < MAX_STEPS_PER_TURN; step++) {
-      const next = await this.queues.popReady(h);
-      if (!next) break;
-      if (!next.u) continue;
-      this.queues.stop(next.key, next.u);
-      this.skip(h, next.u.url, reason, next.u.depth, detail);
-    }
+    await dropReadyUrls(this, h, reason, this.robots.refusalDetail(h.robots, reason));
     this.save(h);
     if (h.queue.ready > 0) this.arm(h, this.ctx.now() + 1);
     else await this.idle(h);
