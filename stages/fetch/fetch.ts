@@ -82,24 +82,23 @@ class Fetch implements Processor<In, Out> {
     let release: (() => void) | undefined;
     let slot: (() => void) | undefined;
     let turnEnded: ((sent?: boolean) => void) | undefined;
+    /** A request left (or may have): the host's next one waits a delay after it, whatever came of it. */
+    let requestSent = false;
     // The request is over (its answer read, its page rendered): the host's next request may follow a
     // delay from now, once a failure has cut the rest of its generation short. Recording it comes after.
     const requestEnded = (o?: FetchOutcome) => {
       if (o) this.cuts.ended(request, { status: o.status, retry_after_ms: o.retryAfterMs, error: o.error });
       release?.();
       slot?.();
-      turnEnded?.();
+      turnEnded?.(requestSent);
       release = slot = turnEnded = undefined;
     };
     try {
       turnEnded = await this.turns.turn(request.host, pacing);
       // Abandoned while waiting its turn: the task's new owner gives it back.
       if (abort.signal.aborted) return;
-      if (this.cuts.isCut(request)) {
-        turnEnded(false); // nothing was sent: the host's next request need not wait a delay for it
-        turnEnded = undefined;
-        return this.giveBack(ctx, request, 'lease-cut', 'an earlier request of the host failed or was throttled');
-      }
+      // Given back unsent: the host's next request need not wait a delay for it.
+      if (this.cuts.isCut(request)) return this.giveBack(ctx, request, 'lease-cut', 'an earlier request of the host failed or was throttled');
       // Records of a lease wait for their host's turn; those whose turn came share the task's request slots.
       slot = await this.requestSlots.acquire('', abort.signal).catch(() => undefined);
       if (!slot) return; // abandoned while waiting: the task's new owner gives it back
@@ -107,6 +106,7 @@ class Fetch implements Processor<In, Out> {
       release = await this.gate.acquire(request.address || record.key, abort.signal).catch(() => undefined);
       if (!release) return; // abandoned while waiting: the task's new owner fetches it
       ctx.metrics.gauge('address.busiest', this.gate.busiest);
+      requestSent = true;
       if (request.kind === 'sitemap') {
         const { outcome, summary, found, urls, kept, cut, feedIntervalMs } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now, this.config.maxBodyBytes);
         this.observe(request, outcome);
