@@ -28,6 +28,8 @@ export interface WorkerOptions {
   dataDir: string;
   log: Logger;
   parserModule?: ParserModule;
+  /** --module-timeout: how long one page's parse may take. */
+  moduleTimeoutMs?: number;
   /** Users' own processors (--processor-module), added to the crawl's topology. */
   processorModules?: ProcessorModule[];
   chromiumPath?: string;
@@ -69,7 +71,7 @@ export class KafkaWorker {
     const config = { ...defaultCrawlConfig(state.options), allowNetworks: this.o.allowNetworks, proxy: this.o.proxy ?? '' };
     const open = openCrawlServices({
       focus: await openFocus(config),
-      config, clickhouseUrl: this.o.clickhouseUrl, parserModule: this.o.parserModule, control: this.control,
+      config, clickhouseUrl: this.o.clickhouseUrl, parserModule: this.o.parserModule, parseTimeoutMs: this.o.moduleTimeoutMs, control: this.control,
       chromiumPath: this.o.chromiumPath, renderConcurrency: this.o.renderConcurrency, log: log.warn, observer: new CrawlJournal(log.warn, this.o.telemetry), warc: this.o.warc,
     });
     this.closers.push(() => open.close());

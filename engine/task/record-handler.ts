@@ -22,7 +22,7 @@ export interface RecordHandlerParts {
   clock: () => number;
   /** Physical input topic → the name the processor declared. */
   declared: ReadonlyMap<string, string>;
-  /** True while the task hands its partition over: concurrent records then stay unfinished. */
+  /** True while the task hands its partition over or is abandoned: concurrent records then stay unfinished. */
   handingOver(): boolean;
   /** The record is done (processed or dead-lettered): its offset may be committed. */
   finish(record: RawRecord): void;

@@ -68,7 +68,8 @@ export class StreamTask<S = unknown> {
     this.handler = new RecordHandler({
       id: this.id, node: this.node, processor: this.processor, codecs: options.codecs, stores: this.storeList, metrics: this.metrics,
       log: options.log, clock: options.clock, declared: this.declared,
-      handingOver: () => this.lifecycle.state === 'handing-over',
+      // Abandoned too (a stop whose grace ran out): a record it interrupts did not fail, it is left for the next start.
+      handingOver: () => this.lifecycle.state === 'handing-over' || this.lifecycle.state === 'abandoning',
       finish: (r) => this.tracker(r.topic).finish(r.offset),
     });
   }
@@ -108,6 +109,11 @@ export class StreamTask<S = unknown> {
 
   committedBase(topic: string): number {
     return this.tracker(topic).committedBase();
+  }
+
+  /** Records of `topic` below `end` that no commit has covered yet: the next start processes them. */
+  uncommittedBelow(topic: string, end: number): number {
+    return this.tracker(topic).uncommittedBelow(end);
   }
 
   /** Backpressure: how many more records the runtime may hand over now. */
@@ -218,6 +224,7 @@ export class StreamTask<S = unknown> {
     }
     this.lifecycle.to('closing');
     await this.settled(Infinity);
+    if (this.lifecycle.state !== 'closing') return; // abandoned while it waited (a stop's grace ran out)
     await this.processor.close?.();
     this.exit = 'closed';
     this.lifecycle.to('closed');
@@ -240,15 +247,18 @@ export class StreamTask<S = unknown> {
     this.lifecycle.to('closed');
   }
 
-  /** Stops at once: work in progress is dropped and nothing more will be committed. */
-  async abandon(): Promise<void> {
+  /**
+   * Stops at once: work in progress is dropped and nothing more will be committed. `boundMs`: how
+   * long to wait for records told to stop (a bounded stop has none left to give).
+   */
+  async abandon(boundMs = STOP_GRACE_MS): Promise<void> {
     if (this.lifecycle.state === 'closed') return;
     this.lifecycle.to('abandoning');
     this.exit = 'abandoned';
     this.processor.abandon?.();
     for (const s of this.storeByName.values()) s.discardPending();
     this.ready = [];
-    await this.settled(STOP_GRACE_MS);
+    await this.settled(boundMs);
     await this.processor.close?.();
     this.lifecycle.to('closed');
   }
