@@ -42,6 +42,8 @@ export interface WorkerOptions {
   telemetry?: CrawlTelemetry;
 }
 
+/** Past the fetch timeout, what recording a request's outcome may take (compressing its body). */
+const HANDOVER_RECORD_MS = 2_000;
 /** How often a worker with metrics asks the brokers for the topics' ends, to report its tasks' lag. */
 const LAG_POLL_MS = 5_000;
 
@@ -83,6 +85,9 @@ export class KafkaWorker {
     this.runtime = new KafkaRuntime({
       cluster, topology, services: open.services, control: this.control, registryUrl: this.o.registryUrl, processors: this.o.processors,
       dataDir: this.o.dataDir, log, sessionTimeoutMs: this.o.sessionTimeoutMs, onCommitted: this.o.telemetry?.onCommitted,
+      // A task moving to another worker lets its requests on the wire be answered and recorded: cut
+      // off, they would be sent again by the next owner and the server would see them twice.
+      handOverFinishMs: config.fetchTimeoutMs + HANDOVER_RECORD_MS,
     });
     await this.runtime.start();
     if (this.o.telemetry) this.watchLag(this.o.telemetry, cluster, this.runtime, [...new Set(nodes.flatMap((n) => n.inputs))]);

@@ -83,6 +83,11 @@ export interface Processor<In, Out> {
   punctuate?(now: number, ctx: ProcessorContext<Out>): void | Promise<void>;
   /** True while the processor holds work that no input record will trigger (timers, queues). */
   hasPendingWork?(): boolean;
+  /**
+   * The task is moving to another owner: start nothing new (give back what has not begun, as outputs),
+   * let what is under way end. The runtime commits what ends within its bound, then calls abandon.
+   */
+  handingOver?(): void;
   /** The task is leaving: stop work in progress at once (abort requests in flight); none of it commits. */
   abandon?(): void;
   close?(): void | Promise<void>;

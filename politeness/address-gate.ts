@@ -9,6 +9,7 @@ export class AddressGate {
 
   /** Resolves when a place is free for `address`; the returned function gives it back (once). */
   async acquire(address: string, signal: AbortSignal): Promise<() => void> {
+    if (signal.aborted) throw new Error('abandoned before it asked for the server address');
     if ((this.inFlight.get(address) ?? 0) >= this.limit) {
       await new Promise<void>((resolve, reject) => {
         const list = this.waiting.get(address) ?? [];

@@ -36,6 +36,25 @@ describe('HostTurns', () => {
     assert.equal(turns.hosts, 0, 'nothing kept once every host is past its delay');
   });
 
+  it('should let a turn be given up while it waits, never letting the next one overtake the request before it', async () => {
+    const delay = 80;
+    const turns = new HostTurns();
+    const first = await turns.turn('d.test', { delayMs: delay, notBefore: 0 });
+    const stop = new AbortController();
+    const given = turns.turn('d.test', { delayMs: delay, notBefore: 0 }, stop.signal);
+    const next = turns.turn('d.test', { delayMs: delay, notBefore: 0 });
+    stop.abort();
+    assert.equal(await given, undefined, 'the wait was given up at once');
+    let nextAt = 0;
+    void next.then(() => (nextAt = Date.now()));
+    await sleep(delay * 2);
+    assert.equal(nextAt, 0, 'the next turn still waits for the request on the wire');
+    first();
+    const firstEnded = Date.now();
+    await next;
+    assert.ok(Date.now() - firstEnded >= delay - 2, 'and a delay after it ended');
+  });
+
   it('should let a turn that sent nothing pass without a delay, never shortening the one before it', async () => {
     const delay = 100;
     const turns = new HostTurns();

@@ -9,29 +9,53 @@ import type { Pacing } from './request-pacing.js';
 
 const sleep = (ms: number) => (ms > 0 ? new Promise<void>((r) => setTimeout(r, ms)) : Promise.resolve());
 
+/** Resolves when `p` does, or when `signal` aborts: true when it was aborted. */
+function orAborted(p: Promise<unknown>, signal: AbortSignal | undefined): Promise<boolean> {
+  if (!signal) return p.then(() => false);
+  if (signal.aborted) return Promise.resolve(true);
+  return new Promise<boolean>((resolve) => {
+    const stop = () => resolve(true);
+    signal.addEventListener('abort', stop, { once: true });
+    void p.then(() => {
+      signal.removeEventListener('abort', stop);
+      resolve(false);
+    });
+  });
+}
+
 export class HostTurns {
   /** Per host: settles when the host's latest request has ended and its delay has passed. */
   private readonly turns = new Map<string, Promise<void>>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** @param now the clock a pacing's notBefore is read on */
+  constructor(readonly now: () => number = Date.now) {}
 
   /**
    * Waits for the host's turn, and at least until `pacing.notBefore` (epoch ms); call the returned
    * function once the request has ended, whatever its outcome, so that the host's next request may
    * follow `pacing.delayMs` later; with `false` when no request was sent after all (a URL given back),
-   * so that the next one need not wait a delay for it.
+   * so that the next one need not wait a delay for it. Undefined when `signal` aborted the wait (a
+   * task handing its work over): the turn is given up, and the host's next request still waits for
+   * every one before this.
    */
-  async turn(host: string, pacing: Pacing): Promise<(sent?: boolean) => void> {
-    const previous = this.turns.get(host);
+  turn(host: string, pacing: Pacing): Promise<(sent?: boolean) => void>;
+  turn(host: string, pacing: Pacing, signal: AbortSignal): Promise<((sent?: boolean) => void) | undefined>;
+  async turn(host: string, pacing: Pacing, signal?: AbortSignal): Promise<((sent?: boolean) => void) | undefined> {
+    const previous = this.turns.get(host) ?? Promise.resolve();
     let ended!: (sent?: boolean) => void;
-    const mine = new Promise<boolean>((r) => (ended = (sent = true) => r(sent))).then((sent) => (sent ? sleep(pacing.delayMs) : undefined));
+    const own = new Promise<boolean>((r) => (ended = (sent = true) => r(sent)));
+    // After the turns before it, whenever this one ends: a turn given up early never lets the next
+    // request overtake one still on the wire.
+    const mine = Promise.all([previous, own]).then(([, sent]) => (sent ? sleep(pacing.delayMs) : undefined));
     this.turns.set(host, mine);
     // Bounded: an entry lives only until its host's last request is a delay behind us.
     void mine.then(() => {
       if (this.turns.get(host) === mine) this.turns.delete(host);
     });
-    if (previous) await previous;
-    await sleep(pacing.notBefore - this.now());
+    if ((await orAborted(previous, signal)) || (await orAborted(sleep(pacing.notBefore - this.now()), signal))) {
+      ended(false);
+      return undefined;
+    }
     return ended;
   }
 

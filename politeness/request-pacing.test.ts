@@ -14,7 +14,13 @@ function request(over: Partial<FetchRequest> = {}): FetchRequest {
 
 describe('request pacing in the fetch task', () => {
   it('should pace a request by the delay its host was released with', () => {
-    assert.deepEqual(pacingOf(request()), { delayMs: 700, notBefore: 0 });
+    assert.deepEqual(pacingOf(request()), { delayMs: 700, notBefore: 700 });
+  });
+
+  it('should start no page a delay sooner than the task started (the previous owner\'s last request may end then), robots.txt at once', () => {
+    assert.deepEqual(pacingOf(request(), T), { delayMs: 700, notBefore: T + 700 });
+    assert.deepEqual(pacingOf(request({ kind: 'sitemap' }), T), { delayMs: 700, notBefore: T + 700 });
+    assert.deepEqual(pacingOf(request({ kind: 'robots' }), T), { delayMs: 700, notBefore: 0 });
   });
 
   const starts: { name: string; releasedAt: number; timestamp: number; startedAt: number; before: boolean }[] = [

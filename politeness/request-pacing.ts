@@ -14,9 +14,16 @@ export interface Pacing {
   notBefore: number;
 }
 
-/** The request's place in its host's turns: its host's delay after the request before it ended. */
-export function pacingOf(request: FetchRequest): Pacing {
-  return { delayMs: request.delay_ms, notBefore: 0 };
+/**
+ * The request's place in its host's turns: its host's delay after the request before it ended, and
+ * no sooner than a delay after this task started. The host's last request may have been another
+ * task instance's (the previous owner's, ended at the latest as it released the task, or in flight
+ * when it died), which this task's turns never saw; a lease queued behind that request and released
+ * after this task started is not given back, so it waits here. robots.txt is never queued behind a
+ * request, and on a fresh host every later request follows it by a delay anyway: nothing waits there.
+ */
+export function pacingOf(request: FetchRequest, taskStartedAt = 0): Pacing {
+  return { delayMs: request.delay_ms, notBefore: request.kind === 'robots' ? 0 : taskStartedAt + request.delay_ms };
 }
 
 /**

@@ -30,8 +30,13 @@ export interface KafkaRuntimeOptions<S> {
   sessionTimeoutMs?: number;
   /** Least time between the worker's transactions while it has work (default 100 ms). */
   commitIntervalMs?: number;
-  /** How long a task's new owner waits for its live previous owner to release it before fencing it (default 3 s). */
+  /** How long a task's new owner waits for a silent previous owner to release it before fencing it (default HANDOVER_GRACE_MS). */
   handoverGraceMs?: number;
+  /**
+   * How long a hand-over lets records in flight end before cutting them off (default 2.5 s); the
+   * previous owner says it is at it, and the new owner waits for it, up to this bound.
+   */
+  handOverFinishMs?: number;
   /** The processors' clock (default Date.now), as the embedded runtime's. */
   clock?: () => number;
   /** Told what each committed task transaction held (metrics); must return at once. */
@@ -47,10 +52,11 @@ export interface TaskProgress<S> {
 }
 
 /**
- * A task's new owner waits at most this long for its live previous owner to release it before fencing
- * it (a hand-over usually releases within a commit interval; a fence makes the old owner re-open all
- * its tasks, so it is kept for owners that are gone or stuck). A kill -9 costs this on top of the
- * session timeout.
+ * A task's new owner waits this long for its previous owner to release it, or to say it is handing it
+ * over (then as long as it keeps saying so, up to its bound), before fencing it: a hand-over usually
+ * releases within a commit interval, and a fence makes the old owner re-open all its tasks and lose
+ * its last commit interval's work, so it is kept for owners that are gone or stuck. A kill -9 costs
+ * this on top of the session timeout.
  */
 export const HANDOVER_GRACE_MS = 5_000;
 
@@ -202,7 +208,7 @@ export class KafkaRuntime<S> {
       kafka: cluster.kafka, admin: cluster.admin, names: cluster.names, node, partitions: this.partitions,
       dataDir: this.o.dataDir, codecs: this.codecs, services: this.o.services, logId: this.logId, log: this.o.log,
       clock: this.o.clock ?? Date.now, owners: this.owners, transactions: this.transactions,
-      sessionTimeoutMs: this.o.sessionTimeoutMs ?? 10_000, onCommitted: this.o.onCommitted, onFatal: (err) => this.fail(err),
+      sessionTimeoutMs: this.o.sessionTimeoutMs ?? 10_000, handOverFinishMs: this.o.handOverFinishMs, onCommitted: this.o.onCommitted, onFatal: (err) => this.fail(err),
     }));
     await Promise.all(this.runners.map((r) => r.start()));
   }

@@ -13,7 +13,7 @@ import type { TopicCodecs } from '../avro/topic-codecs.js';
 import { bucketsOfPartition, partitionFor } from '../partitioning.js';
 import type { ProcessorNode } from '../topology.js';
 import type { InputPosition } from '../task/input-position.js';
-import { StreamTask, type CommitReport, type RawRecord, type TaskCommit } from '../task/stream-task.js';
+import { HANDOVER_FINISH_MS, STOP_GRACE_MS, StreamTask, type CommitReport, type RawRecord, type TaskCommit } from '../task/stream-task.js';
 import { storeOps, commitStoreOps } from '../task/task-commit.js';
 import { restoreChangelogs } from './changelog-restore.js';
 import { KafkaNames, POSITIONS_STORE } from './kafka-names.js';
@@ -39,6 +39,11 @@ export interface KafkaTaskOptions<S> {
   owners: TaskOwners;
   transactions: WorkerTransactions;
   onActivity: () => void;
+  /**
+   * How long a hand-over lets records in flight end before it cuts them off (the crawl: its fetch
+   * timeout, so that no request on the wire is cut off and sent again by the next owner).
+   */
+  handOverFinishMs?: number;
   /** Told what each committed transaction held for this task (metrics); must return at once. */
   onCommitted?: (report: CommitReport) => void;
 }
@@ -163,15 +168,28 @@ export class KafkaTaskHost<S = unknown> implements CommitParticipant {
   }
 
   /**
-   * The partition moved to another worker: records in flight are told to stop and stay unfinished,
-   * the finished ones are committed with the release, which the new owner waits for (briefly) instead
-   * of fencing this worker; work a failed last commit held is redone by the new owner.
+   * The partition moved to another worker: nothing new starts, records in flight get the finishing
+   * bound to end (a request on the wire is answered and recorded), the rest are told to stop and stay
+   * unfinished; what finished is committed with the release. The new owner waits for it as long as
+   * this worker keeps saying it is at it (up to the bound) instead of fencing it; work a failed last
+   * commit held is redone by the new owner.
    */
   async handOver(): Promise<void> {
     if (this.task.lifecycle.state !== 'running') return this.abandon();
-    await this.task.handOver();
-    await this.o.transactions.now();
-    await this.release();
+    const finishMs = this.o.handOverFinishMs ?? HANDOVER_FINISH_MS;
+    const started = performance.now();
+    // The bound covers the finishing window, the wait for records told to stop, and the commit.
+    const quiet = this.o.owners.handingOver(this.id, finishMs + STOP_GRACE_MS);
+    try {
+      const { cut, unstarted } = await this.task.handOver(finishMs);
+      await this.o.transactions.now();
+      await this.release();
+      const took = Math.round(performance.now() - started);
+      if (cut > 0) this.o.log.warn(`${this.id}: handed over after ${took} ms; ${cut} record(s) still running at the ${finishMs} ms bound were cut off and will be redone by the next owner`);
+      else if (took > 1_000 || unstarted > 0) this.o.log.info(`${this.id}: handed over after ${took} ms (${unstarted} record(s) read but not started are the next owner's)`);
+    } finally {
+      quiet();
+    }
   }
 
   /** Stops at once: nothing more is committed, nothing released (its next owner fences this worker). */

@@ -17,6 +17,13 @@
 //   4. only then read its changelogs and positions.
 // A worker that was fenced finds its next transaction refused; it abandons every task and re-opens the
 // ones it owns once its groups have re-settled (engine/kafka/kafka-runtime.ts).
+//
+// A hand-over may take a while: the old owner lets its requests on the wire be answered (up to the
+// fetch timeout) before it commits and releases. Meanwhile it says so every second (a notice, under
+// its own key so that compaction never hides a claim behind it), and the new owner waits as long as
+// the notices keep coming, up to the bound they carry: it fences only an owner that went silent (gone)
+// or ran past its bound. A fence would throw away every finished request of the old owner's last
+// commit interval, and its next owner would send them again.
 import { randomUUID } from 'node:crypto';
 import type { Admin, Consumer, Kafka, Producer } from 'kafkajs';
 import type { Logger } from '../api.js';
@@ -45,6 +52,21 @@ export function ownerRecord(task: string, owner: string, released: boolean): { k
 }
 
 const SYNC_KEY = '~sync';
+/** A hand-over notice is keyed by the task and this suffix. */
+const NOTICE_SUFFIX = '~handing-over';
+/** How often an owner handing a task over says it is still at it. */
+const NOTICE_EVERY_MS = 1_000;
+/** Past a notice's bound, what the old owner's last commit and release may still take. */
+const RELEASE_MARGIN_MS = 10_000;
+
+/** The last hand-over notice of a task, as this worker read it. */
+interface Notice {
+  offset: number;
+  owner: string;
+  /** When it was read (performance.now), and the latest time the old owner said it would be done by. */
+  seenAt: number;
+  until: number;
+}
 /** How many records per task are kept: enough to see every claim made since a take-over began. */
 const HISTORY = 32;
 const POLL_MS = 25;
@@ -54,6 +76,7 @@ export class TaskOwners {
   private consumer: Consumer | undefined;
   private producer: Producer | undefined;
   private readonly history = new Map<string, OwnerRecord[]>();
+  private readonly notices = new Map<string, Notice>();
   private readonly syncs = new Map<string, () => void>();
   private stopped = false;
   /** Next offset to read: a restarted consumer reads the topic again from its start. */
@@ -126,7 +149,7 @@ export class TaskOwners {
     if (last && last.owner !== this.o.me) {
       const released = await this.releasedInTime(task, last, wanted);
       if (!wanted()) return false;
-      if (!released) await this.fence(last.owner, `${task}: its last owner ${last.owner} did not release it within ${this.o.graceMs} ms`);
+      if (!released) await this.fence(last.owner, `${task}: its last owner ${last.owner} did not release it in time`);
     }
     await claim();
     await this.sync();
@@ -148,7 +171,7 @@ export class TaskOwners {
       return;
     }
     if (!value) return;
-    let parsed: { owner?: unknown; released?: unknown };
+    let parsed: { owner?: unknown; released?: unknown; boundMs?: unknown };
     try {
       parsed = JSON.parse(value.toString('utf8')) as typeof parsed;
     } catch {
@@ -156,10 +179,33 @@ export class TaskOwners {
       return;
     }
     if (typeof parsed.owner !== 'string') return;
+    if (key.endsWith(NOTICE_SUFFIX)) {
+      const seenAt = performance.now();
+      const bound = typeof parsed.boundMs === 'number' ? parsed.boundMs : 0;
+      this.notices.set(key.slice(0, -NOTICE_SUFFIX.length), { offset, owner: parsed.owner, seenAt, until: seenAt + bound });
+      return;
+    }
     const list = this.history.get(key) ?? [];
     list.push({ offset, owner: parsed.owner, released: parsed.released === true });
     if (list.length > HISTORY) list.shift();
     this.history.set(key, list);
+  }
+
+  /**
+   * This worker is handing `task` over and will release it within `boundMs`: says so now and every
+   * second until the returned function is called (after the release is committed), so that the new
+   * owner waits instead of fencing a live owner.
+   */
+  handingOver(task: string, boundMs: number): () => void {
+    const until = performance.now() + boundMs;
+    const send = () => {
+      const value = Buffer.from(JSON.stringify({ owner: this.o.me, boundMs: Math.max(0, Math.round(until - performance.now())) }));
+      void this.producer?.send({ topic: this.o.topic, messages: [{ key: `${task}${NOTICE_SUFFIX}`, value, partition: 0 }] })
+        .catch((err: Error) => this.o.log.warn(`${task}: telling the next owner that the hand-over is under way failed: ${err.message}`));
+    };
+    send();
+    const timer = setInterval(send, NOTICE_EVERY_MS);
+    return () => clearInterval(timer);
   }
 
   private latest(task: string): OwnerRecord | undefined {
@@ -184,17 +230,30 @@ export class TaskOwners {
   }
 
   /**
-   * Waits up to the grace for `last.owner` to release the task and for that release's transaction to
-   * be over (a hand-over commits the task's last work with it: reading the state before then would
-   * miss that work). False when it did not.
+   * Waits for `last.owner` to release the task and for that release's transaction to be over (a
+   * hand-over commits the task's last work with it: reading the state before then would miss that
+   * work): up to the grace, and while the owner keeps saying it is handing the task over, up to the
+   * bound it gave. False when it did not (the caller fences it).
    */
   private async releasedInTime(task: string, last: OwnerRecord, wanted: () => boolean): Promise<boolean> {
-    const deadline = performance.now() + this.o.graceMs;
+    const started = performance.now();
+    let told = false;
     while (!this.stopped && wanted()) {
       const now = this.latest(task);
       if (now && now.owner === last.owner && now.released && now.offset < (await this.lastStableOffset())) return true;
       if (now && now.owner !== last.owner) return false; // someone else claimed it meanwhile: fence both
-      if (performance.now() >= deadline) return false;
+      const notice = this.notices.get(task);
+      const live = notice && notice.owner === last.owner && notice.offset > last.offset ? notice : undefined;
+      // Silent for the grace: gone (or never told of the move); past its own bound: stuck.
+      const deadline = live ? Math.min(Math.max(started, live.seenAt) + this.o.graceMs, live.until + RELEASE_MARGIN_MS) : started + this.o.graceMs;
+      if (performance.now() >= deadline) {
+        if (live) this.o.log.warn(`${task}: ${last.owner} was handing it over but ${performance.now() >= live.until + RELEASE_MARGIN_MS ? 'ran past its bound' : `went silent for ${this.o.graceMs} ms`}`);
+        return false;
+      }
+      if (live && !told && performance.now() - started > 2_000) {
+        told = true;
+        this.o.log.info(`${task}: waiting for ${last.owner} to finish its work in flight and release it (up to ${Math.round((live.until - performance.now()) / 1000)} s)`);
+      }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
     return false;

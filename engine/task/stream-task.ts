@@ -26,12 +26,21 @@ type Context = ProcessorContext<Record<string, unknown>>;
 
 const SLICE_MS = 8; // yield to the event loop this often so sockets and timers stay responsive
 /** How long a leaving task waits for records that were told to stop; past it they stay unfinished. */
-const STOP_GRACE_MS = 5_000;
+export const STOP_GRACE_MS = 5_000;
 /**
- * How long a hand-over lets records in flight finish before it tells them to stop: a fetch that
- * completes in this window is committed, not cut off and fetched again by the next owner.
+ * How long a hand-over lets records in flight finish, by default, before it tells them to stop: work
+ * that ends in this window is committed, not cut off and redone by the next owner. A runtime gives
+ * its own bound (the Kafka worker: the fetch timeout, so that no request on the wire is cut off).
  */
-const HANDOVER_FINISH_MS = 2_500;
+export const HANDOVER_FINISH_MS = 2_500;
+
+/** What a hand-over left to the next owner. */
+export interface HandOverReport {
+  /** Concurrent records still running at the bound: told to stop, unfinished, redone by the next owner. */
+  cut: number;
+  /** Records read but never started: the next owner reads them again. */
+  unstarted: number;
+}
 
 export class StreamTask<S = unknown> {
   readonly id: string;
@@ -233,22 +242,29 @@ export class StreamTask<S = unknown> {
   }
 
   /**
-   * Leaves the partition to another owner, keeping what is finished: no new record starts, records in
-   * flight get HANDOVER_FINISH_MS to finish, then are told to stop (a fetch closes its connection)
-   * and stay unfinished, so the next commit
-   * holds every finished record's outputs and positions stop below the first unfinished one. Without
-   * this, a move would make the new owner redo (and refetch) everything since the last commit.
+   * Leaves the partition to another owner, keeping what is finished: no new record starts, the
+   * processor is told to start nothing new (a fetch gives back, unsent, what waits for its host's
+   * turn), records in flight get `finishMs` to end (a request on the wire is answered), then the rest
+   * are told to stop and stay unfinished, so the next commit holds every finished record's outputs
+   * and positions stop below the first unfinished one. Without this, a move would make the new owner
+   * redo (and refetch) everything since the last commit.
    */
-  async handOver(): Promise<void> {
+  async handOver(finishMs = HANDOVER_FINISH_MS): Promise<HandOverReport> {
     this.lifecycle.to('handing-over');
-    await this.settled(HANDOVER_FINISH_MS);
-    this.stopSignalled = true;
-    this.processor.abandon?.();
-    // Bounded: records whose abort never settles (a sink waiting on its aborted writer) must not
-    // hold the move up; they stay unfinished either way.
-    await this.settled(STOP_GRACE_MS);
+    const unstarted = this.queue.size;
+    this.processor.handingOver?.();
+    await this.settled(finishMs);
+    const cut = this.inFlight;
+    if (cut > 0 || this.turns.held) {
+      this.stopSignalled = true;
+      this.processor.abandon?.();
+      // Bounded: records whose abort never settles (a sink waiting on its aborted writer) must not
+      // hold the move up; they stay unfinished either way.
+      await this.settled(STOP_GRACE_MS);
+    }
     await this.processor.close?.();
     if (this.lifecycle.state === 'handing-over') this.lifecycle.to('handed-over');
+    return { cut, unstarted };
   }
 
   /**

@@ -54,7 +54,7 @@ async function fetchTask() {
   let offset = 0;
   const run = (requests: FetchRequest[]) => Promise.all(requests.map((value) => processor.process(
     { topic: 'resolved', partition: 0, offset: offset++, timestamp: Date.now(), key: value.address, value } as never, ctx as never)));
-  return { run, fetched, unfetched, close: () => fetcher.close() };
+  return { run, fetched, unfetched, processor, close: () => fetcher.close() };
 }
 
 describe('fetch: leases', () => {
@@ -67,7 +67,7 @@ describe('fetch: leases', () => {
         if (entry.status === 429) entry.retryAfterMs = 1000;
         res.writeHead(entry.status, { 'content-type': 'text/plain', ...(entry.status === 429 ? { 'retry-after': '1' } : {}) });
         res.end('ok', () => (entry.endedAt = Date.now()));
-      }, 30);
+      }, entry.path.startsWith('/slow-answer') ? 400 : 30);
     });
   });
   after(async () => {
@@ -111,6 +111,24 @@ describe('fetch: leases', () => {
       // Released after the schedule learnt of the 429 (its backoff passed meanwhile): a new generation.
       await task.run([leased('/6', 'h#5', 5)]);
       assert.deepEqual(log.map((r) => r.path), ['/1', '/2', '/6']);
+    } finally {
+      await task.close();
+    }
+  });
+
+  it('should let a request on the wire be answered when the task is handed over, and give back unsent what waits for its turn', async () => {
+    log.length = 0;
+    throttle = new Set();
+    const task = await fetchTask();
+    try {
+      const done = task.run(['/slow-answer', '/2', '/3'].map((p) => leased(p, 'h#6', 0)));
+      for (let i = 0; i < 300 && log.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(log.length, 1, 'the first request is on the wire');
+      task.processor.handingOver?.();
+      await done;
+      assert.deepEqual(log.map((r) => r.path), ['/slow-answer'], 'nothing left after the hand-over began');
+      assert.deepEqual(task.fetched.map((r) => [new URL(r.url).pathname, r.status]), [['/slow-answer', 200]], 'the request on the wire was answered and recorded');
+      assert.deepEqual(task.unfetched.map((u) => [new URL(u.url).pathname, u.reason]), [['/2', 'hand-over'], ['/3', 'hand-over']]);
     } finally {
       await task.close();
     }

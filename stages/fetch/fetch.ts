@@ -45,8 +45,13 @@ export interface FetchServices {
 
 class Fetch implements Processor<In, Out> {
   private startedAt = 0;
+  /** When this task started, on its host turns' clock. */
+  private turnsStartedAt = 0;
   private readonly turns: HostTurns;
   private readonly inFlight = new Set<AbortController>();
+  /** Records whose request has not left yet: a hand-over gives them back unsent. */
+  private readonly notSent = new Set<AbortController>();
+  private handingOverNow = false;
   private readonly fetcher: HttpFetcher;
   private readonly config: CrawlConfig;
   private readonly renderer: Renderer | undefined;
@@ -68,6 +73,7 @@ class Fetch implements Processor<In, Out> {
 
   init(ctx: ProcessorContext<Out>): void {
     this.startedAt = ctx.now();
+    this.turnsStartedAt = this.turns.now();
   }
 
   async process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
@@ -76,9 +82,13 @@ class Fetch implements Processor<In, Out> {
     // Every request takes its host's turn (HostTurns), so requests to a host never leave closer than
     // its delay, whichever task instance sends them. Nothing may be awaited before the turn is asked
     // for: turns are granted in the order they are asked, which is the lease's order.
-    const pacing = pacingOf(request);
+    const pacing = pacingOf(request, this.turnsStartedAt);
     const abort = new AbortController();
     this.inFlight.add(abort);
+    // Aborted by a hand-over (give it back unsent) or an abandon, until the request leaves.
+    const waiting = new AbortController();
+    this.notSent.add(waiting);
+    abort.signal.addEventListener('abort', () => waiting.abort(), { once: true });
     let release: (() => void) | undefined;
     let slot: (() => void) | undefined;
     let turnEnded: ((sent?: boolean) => void) | undefined;
@@ -94,17 +104,19 @@ class Fetch implements Processor<In, Out> {
       release = slot = turnEnded = undefined;
     };
     try {
-      turnEnded = await this.turns.turn(request.host, pacing);
+      turnEnded = await this.turns.turn(request.host, pacing, waiting.signal);
       // Abandoned while waiting its turn: the task's new owner gives it back.
       if (abort.signal.aborted) return;
-      // Given back unsent: the host's next request need not wait a delay for it.
-      if (this.cuts.isCut(request)) return this.giveBack(ctx, request, 'lease-cut', 'an earlier request of the host failed or was throttled');
+      if (turnEnded && this.cuts.isCut(request)) return this.giveBack(ctx, request, 'lease-cut', 'an earlier request of the host failed or was throttled');
       // Records of a lease wait for their host's turn; those whose turn came share the task's request slots.
-      slot = await this.requestSlots.acquire('', abort.signal).catch(() => undefined);
-      if (!slot) return; // abandoned while waiting: the task's new owner gives it back
+      if (turnEnded) slot = await this.requestSlots.acquire('', waiting.signal).catch(() => undefined);
       // One server may carry many host names: at most --max-in-flight-per-ip requests to it at once.
-      release = await this.gate.acquire(request.address || record.key, abort.signal).catch(() => undefined);
-      if (!release) return; // abandoned while waiting: the task's new owner fetches it
+      if (slot) release = await this.gate.acquire(request.address || record.key, waiting.signal).catch(() => undefined);
+      if (abort.signal.aborted) return; // abandoned while waiting: the task's new owner gives it back
+      // The task is moving to another worker: what has not left is given back, whose next owner would
+      // only give it back too (released before it started), and the move need not wait for its turn.
+      if (!release || this.handingOverNow) return this.giveBack(ctx, request, 'hand-over', 'the fetch task moved to another worker before the request left');
+      this.notSent.delete(waiting);
       ctx.metrics.gauge('address.busiest', this.gate.busiest);
       requestSent = true;
       if (request.kind === 'sitemap') {
@@ -153,11 +165,12 @@ class Fetch implements Processor<In, Out> {
     } finally {
       requestEnded();
       this.inFlight.delete(abort);
+      this.notSent.delete(waiting);
     }
   }
 
   /** A leased URL handed back without a request: the schedule queues it again. */
-  private giveBack(ctx: ProcessorContext<Out>, request: FetchRequest, reason: 'restart' | 'lease-cut', detail: string): void {
+  private giveBack(ctx: ProcessorContext<Out>, request: FetchRequest, reason: 'restart' | 'lease-cut' | 'hand-over', detail: string): void {
     ctx.metrics.count(`given-back.${reason}`);
     ctx.forward('unfetched', request.host, {
       fetch_id: request.fetch_id, lease_id: request.lease_id || request.fetch_id, lease_epoch: request.lease_epoch, url: request.url,
@@ -253,6 +266,12 @@ class Fetch implements Processor<In, Out> {
     const whole = outcome.status >= 200 && outcome.status < 300 && !outcome.error;
     if (whole) this.robots.set(host, parseRobotsTxt(outcome.body.toString('utf8'), url, this.config.productToken));
     else this.robots.delete(host); // read again, through the slot, before a render needs it
+  }
+
+  /** Moving to another worker: nothing more leaves; requests on the wire are answered and recorded. */
+  handingOver(): void {
+    this.handingOverNow = true;
+    for (const w of this.notSent) w.abort();
   }
 
   abandon(): void {

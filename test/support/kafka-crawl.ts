@@ -82,7 +82,12 @@ export async function kafkaCrawl(name: string, midway?: { after: number; act: (c
 export async function stopCrawl(c: KafkaCrawl | undefined): Promise<void> {
   if (!c) return;
   for (const w of c.workers) w.child.kill('SIGTERM');
-  await Promise.all(c.workers);
+  const runs = await Promise.all(c.workers);
+  if (process.env.DEBUG_WORKER_LOGS) {
+    const { writeFileSync } = await import('node:fs');
+    runs.forEach((r, i) => writeFileSync(`${process.env.DEBUG_WORKER_LOGS}/${c.prefix}w${i}.log`, r.stderr));
+    writeFileSync(`${process.env.DEBUG_WORKER_LOGS}/${c.prefix}requests.json`, JSON.stringify(c.web.requests));
+  }
   await c.web.close();
 }
 
