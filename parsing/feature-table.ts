@@ -1,7 +1,10 @@
 // The distinct tokens of a page's voting text and their counts, and the weighted vote that turns
 // them into the 64-bit simhash (simhash.ts has the scheme). Reused from page to page: a page
 // allocates nothing here.
-import { fmixA, fmixB, isStopword, mix, SALT_B, STOPWORD_WEIGHT } from './text-features.js';
+import * as features from './text-features.js';
+
+// Module-local constants: an imported binding is read through its module's cell on every use.
+const { fmixA, fmixB, isStopword, mix, SALT_B, STOPWORD_WEIGHT } = features;
 
 export class FeatureTable {
   /**

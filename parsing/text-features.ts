@@ -40,8 +40,10 @@ export function fmixB(h: number): number {
 export const SEED = 0x811c9dc5 | 0;
 export const SALT_B = 0x5bd1e995 | 0;
 
+export const FNV_PRIME = 0x01000193;
+
 export function step(h: number, c: number): number {
-  return Math.imul(h ^ c, 0x01000193);
+  return Math.imul(h ^ c, FNV_PRIME);
 }
 
 /** The 64 voting bits of a token key, as two 32-bit halves (high, low). */

@@ -15,13 +15,14 @@ export class Utf16View {
 
   /**
    * A view whose first `s.length` elements are `s`'s code units (lone surrogates included), valid
-   * until the next call. It may be longer than `s`: read only up to `s.length`.
+   * until the next call. It is longer than `s` by at least one element (a reader's sentinel goes
+   * there, text-digest.ts); what it holds past `s` is not `s`.
    */
   of(s: string): Uint16Array {
     const need = 2 * s.length;
-    if (need > this.bytes.length) {
+    if (need + 2 > this.bytes.length) {
       // Unpooled, so the view starts at offset 0 (aligned for 16-bit reads).
-      this.bytes = Buffer.allocUnsafeSlow(Math.max(need, 2 * this.bytes.length, 1 << 15));
+      this.bytes = Buffer.allocUnsafeSlow(Math.max(need + 2, 2 * this.bytes.length, 1 << 15));
       this.units = new Uint16Array(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length >> 1);
     }
     this.bytes.write(s, 0, need, 'utf16le');
