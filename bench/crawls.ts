@@ -54,6 +54,8 @@ export interface CrawlRun {
   servicesCpuSeconds?: Record<string, number>;
   /** Kafka crawls: CPU seconds per second each service used in the 10 s before the crawl (idle, others' traffic). */
   servicesIdleCpuPerSecond?: Record<string, number>;
+  /** Kafka crawls: requests the workers sent to the brokers, by API, summed over workers. */
+  kafkaRequests?: Record<string, number>;
   notes?: string[];
 }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { crawlRun, quietWait, type CrawlRun, type Paths } from './crawls.js';
 import { cpuSecondsOf, round, startMeasured, systemBusySeconds, waitQuiet } from './proc.js';
 import { servicePids } from './service-pids.js';
+import { parseRequestCounts, sumCounts } from './kafka-cost.js';
 import { startWeb } from './web.js';
 
 export interface Services {
@@ -173,6 +174,7 @@ export async function runKafka(paths: Paths, services: Services, workers: number
     run.servicesCpuSeconds = servicesCpu;
     run.servicesIdleCpuPerSecond = servicesIdleCpuPerSecond;
     if (workers === 1) run.threads = measured[0].threads;
+    run.kafkaRequests = sumCounts(measured.map((m) => parseRequestCounts(m.stderrTail)));
     const servicesTotal = Object.values(servicesCpu).reduce((a, b) => a + b, 0);
     run.backgroundCpuSeconds = round(Math.max(0, busy - workersWindowCpu - stats.serverCpuSeconds - servicesTotal), 1);
     run.notes = [

@@ -1,7 +1,7 @@
 // `npm run bench` (bench/run.sh builds first): the figures of issue 11, each judged against its target,
 // with crawlstream compared to Crawlee's CheerioCrawler at its best in the same run, on the same machine,
 // against the same cheap bench web (bench/bench-server.ts). Writes bench/results/bench-<stamp>.json and .md.
-//   --only ceilings,engine,crawlee,embedded,https,duplicates,kafka,stages,focus,profile,large   (default: all but large)
+//   --only ceilings,engine,crawlee,embedded,https,duplicates,kafka,hostidle,stages,focus,profile,large   (default: all but large)
 //   --with-large   --hosts N --pages N --seeds N   --large-hosts N --large-pages N   --dup-hosts N --dup-pages N
 //   --crawlee-min 16,32 (minConcurrency of each Crawlee run; the fastest is the peer)   --crawlee-max 64
 //   --kafka-workers 1[,2]   --engine-records N   --levers FILE   --out DIR   --quiet-wait SECONDS (default 60)
@@ -23,7 +23,9 @@ import { startWeb } from './web.js';
 const KAFKA_ATTEMPTS = 3;
 /** minConcurrency of the Crawlee runs (maxConcurrency 64); the fastest is the peer every ratio uses. */
 const DEFAULT_CRAWLEE_MIN = [16, 32];
-const SECTIONS = ['ceilings', 'engine', 'crawlee', 'embedded', 'https', 'duplicates', 'kafka', 'stages', 'focus', 'profile', 'large'] as const;
+const SECTIONS = ['ceilings', 'engine', 'crawlee', 'embedded', 'https', 'duplicates', 'kafka', 'hostidle', 'stages', 'focus', 'profile', 'large'] as const;
+/** The politeness loop's latency: a few hosts, many pages each, every host a seed, delay 0 (issue 18). */
+const HOST_IDLE_WEB = { hosts: 5, pages: 100 };
 type Section = (typeof SECTIONS)[number];
 
 const dist = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -214,6 +216,18 @@ async function main(): Promise<void> {
     if (d) say(`template-heavy: ${d.records} duplicate records about ${d.pages} pages`);
   });
   await section('kafka', () => kafkaSection(results, kafkaWorkers, hosts, pages, seeds));
+  await section('hostidle', async () => {
+    const { hosts: h, pages: p } = HOST_IDLE_WEB;
+    say(`host idle between requests: embedded on ${h} hosts × ${p} pages at delay 0…`);
+    const e = await runEmbedded(paths, 'hostidle-embedded', { hosts: h, pages: p, seeds: h });
+    results.crawls[e.name] = e;
+    say(summary(e));
+    say('host idle between requests: Kafka, 1 worker…');
+    const k = await runKafka(paths, ensureServices(root), 1, h, p, h);
+    k.name = 'hostidle-kafka-1w';
+    results.crawls[k.name] = k;
+    say(summary(k));
+  });
   await section('stages', async () => {
     say('stage costs…');
     const env = results.services?.clickhouse;

@@ -105,6 +105,7 @@ export function compare(res: Results): Comparison {
   const emb = res.crawls.embedded;
   const dup = res.crawls['embedded-template-heavy'];
   const k1 = res.crawls['kafka-1w'];
+  const idle = { embedded: res.crawls['hostidle-embedded'], kafka: res.crawls['hostidle-kafka-1w'] };
   const large = res.large;
   const fetchCeiling = res.ceilings?.fetch.pagesPerSecond;
   const counts = emb?.logCounts;
@@ -122,6 +123,8 @@ export function compare(res: Results): Comparison {
     brokerCpuMsPerPage: k1 ? msPerPage(k1.servicesCpuSeconds?.kafka, k1.pages) : null,
     largePeakRssVsEmbedded: ratio(large?.peakRssMb, emb?.peakRssMb),
     largePagesPerSecondVsEmbedded: ratio(large?.pagesPerSecond, emb?.pagesPerSecond),
+    hostIdleP50MsKafka: idle.kafka?.web.hostGapMs?.p50 ?? null,
+    hostIdleP50MsEmbedded: idle.embedded?.web.hostGapMs?.p50 ?? null,
   };
   const t = (name: string, value: number | null | undefined, target: string, ok: (v: number) => boolean, how: string): Target =>
     ({ name, value: value ?? null, target, ok: value === null || value === undefined ? null : ok(value), how });
@@ -149,6 +152,8 @@ export function compare(res: Results): Comparison {
         k1 && ref ? `${k1.pagesPerSecond} / ${ref.pagesPerSecond}` : 'needs sections kafka and crawlee'),
       t('broker CPU-ms per page', ratios.brokerCpuMsPerPage, '≤ 1', (v) => v <= 1,
         k1?.servicesCpuSeconds?.kafka !== undefined ? brokerHow(k1) : 'section kafka not run'),
+      t('host idle between requests, p50 ms, Kafka 1 worker (5 hosts × 100 pages, delay 0)', ratios.hostIdleP50MsKafka, '≤ 200', (v) => v <= 200,
+        idle.kafka ? hostIdleHow(idle.kafka, idle.embedded) : 'section hostidle not run'),
       t('peak RSS, whole crawl process ÷ Crawlee\'s', ratios.embeddedPeakRssVsCrawlee, '≤ 0.5', (v) => v <= 0.5,
         emb && ref ? `${emb.peakRssMb} MB / ${ref.peakRssMb} MB, wait4 ru_maxrss (threads and chdb included)` : 'needs sections embedded and crawlee'),
       t('peak RSS at 100k pages ÷ at 10k pages', ratios.largePeakRssVsEmbedded, '≤ 1.15', (v) => v <= 1.15,
@@ -159,6 +164,11 @@ export function compare(res: Results): Comparison {
     ],
     fairness: fairness(res, ref),
   };
+}
+
+function hostIdleHow(k: CrawlRun, e: CrawlRun | undefined): string {
+  const g = (r: CrawlRun) => (r.web.hostGapMs ? `p50 ${r.web.hostGapMs.p50} / p90 ${r.web.hostGapMs.p90} ms` : 'no gaps');
+  return `from the end of one request to a host to the start of the next, the server's log: Kafka ${g(k)}` + (e ? `; embedded ${g(e)}` : '');
 }
 
 /** Issue 21's targets: a focused crawl of the topic web against an unfocused one, and what focus costs parse. */

@@ -36,6 +36,8 @@ const cases: Case[] = [
     argv: (v, dir) => ['http://127.0.0.1:9/', '--data-dir', dir, `--${flag}=${v}`, '--quiet'] })),
   { command: 'crawl', flag: 'partitions', bounds: LIMITS.embeddedPartitions,
     argv: (v, dir) => ['http://127.0.0.1:9/', '--data-dir', dir, `--partitions=${v}`, '--quiet'] },
+  { command: 'crawl', flag: 'stop-grace', bounds: LIMITS.stopGraceMs, argv: (v, dir) => ['http://127.0.0.1:9/', '--data-dir', dir, `--stop-grace=${v}`, '--quiet'] },
+  { command: 'crawl', flag: 'module-timeout', bounds: LIMITS.moduleTimeoutMs, argv: (v, dir) => ['http://127.0.0.1:9/', '--data-dir', dir, `--module-timeout=${v}`, '--quiet'] },
   ...crawlLevel.filter((f) => f !== 'max-pages').map((flag): Case => ({ command: 'seed', flag, bounds: crawlLevelBounds[flag],
     argv: (v) => ['--schema-registry', 'http://127.0.0.1:9', `--${flag}=${v}`, 'http://127.0.0.1:9/'] })),
   { command: 'worker', flag: 'session-timeout-ms', bounds: LIMITS.sessionTimeoutMs, argv: (v, dir) => ['--data-dir', dir, `--session-timeout-ms=${v}`] },
@@ -58,7 +60,7 @@ const cases: Case[] = [
 
 /** Values just outside the range, spelled the way the flag takes them. */
 function outside(c: Case): string[] {
-  const duration = c.flag === 'since' || c.flag === 'timeout' || c.flag === 'metrics-linger';
+  const duration = ['since', 'timeout', 'metrics-linger', 'stop-grace', 'module-timeout'].includes(c.flag);
   const spell = (n: number) => (duration ? `${n}ms` : String(n));
   const out = [spell(c.bounds.max + 1)];
   if (c.bounds.min > 0) out.push(spell(c.bounds.min - 1));

@@ -14,6 +14,9 @@ import {
 import { formatProgress, formatSummary, stderrLogger } from './progress.js';
 import { crawlOutcome } from '../crawl/crawl-outcome.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
+import { formatUnfinished, STOP_FLAGS, UNFINISHED_STOP_EXIT } from './stop-report.js';
+import { DEFAULT_STOP_GRACE_MS } from '../engine/embedded/embedded-runtime.js';
+import { formatDuration } from './duration.js';
 import { describeFocus, FOCUS_FLAGS, focusFrom } from './focus-options.js';
 
 export const DEFAULT_DATA_DIR = 'crawl-data';
@@ -39,6 +42,7 @@ export async function run(argv: string[]): Promise<number> {
     ...MODULE_FLAGS,
     ...WARC_FLAGS,
     ...METRICS_FLAGS,
+    ...STOP_FLAGS,
   });
   const modules = await loadModules(values);
   // Every option is checked before anything is read or written: a bad one must not leave a data directory behind.
@@ -66,6 +70,7 @@ export async function run(argv: string[]): Promise<number> {
     throw new UsageError(`--render ${config.render} needs Chromium: install Debian's chromium package, or give --chromium PATH or CRAWLSTREAM_CHROMIUM`);
   }
   const runFor = durationOption(values, 'run-for', LIMITS.runForMs);
+  const stopGraceMs = durationOption(values, 'stop-grace', LIMITS.stopGraceMs) ?? DEFAULT_STOP_GRACE_MS;
   const warc = warcOutputFrom(values);
   const metrics = metricsOptionsFrom(values);
   const dataDir = resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR);
@@ -78,7 +83,8 @@ export async function run(argv: string[]): Promise<number> {
   const onSignal = () => {
     interrupts++;
     if (interrupts === 1) {
-      log.info('stopping: fetches in flight finish and everything is committed; run the same command to resume (Ctrl-C again to quit at once)');
+      log.info(`stopping: no new work starts; work in flight gets up to ${formatDuration(stopGraceMs)} (--stop-grace) to finish and everything finished is committed; ` +
+        'run the same command to resume (Ctrl-C again to quit at once)');
       abort.abort();
     } else {
       process.exit(130);
@@ -108,6 +114,7 @@ export async function run(argv: string[]): Promise<number> {
       telemetry: served?.telemetry,
       log,
       signal: abort.signal,
+      stopGraceMs,
       onProgress: quiet ? undefined : (stats) => {
         const now = performance.now();
         const rate = ((stats.pages - last.pages) * 1000) / Math.max(1, now - last.at);
@@ -141,11 +148,27 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`dead letters: ${summary.deadLetters} records could not be processed and were set aside in the dead-letters topic with their reasons (see the warnings above); this crawl's results are incomplete\n`);
     code = LOST_RECORDS_EXIT;
   }
+  // A parsing step that fails on pages leaves their rows without what it should have added.
+  const moduleFailures = summary.counters['parse.errors.parser-module'] ?? 0;
+  if (modules.parserModule && moduleFailures > 0) {
+    process.stdout.write(`parser module: ${moduleFailures} pages failed in ${modules.parserModule.path} (their parsed_pages rows carry the error, 'parser-module: …'; see the warnings above); this crawl's results are incomplete\n`);
+    code = LOST_RECORDS_EXIT;
+  }
+  // With a parser module, a parse that overran is that module's failure and was counted just above.
+  const parseTimeouts = modules.parserModule ? 0 : summary.counters['parse.parse-timeouts'] ?? 0;
+  if (parseTimeouts > 0) {
+    process.stdout.write(`parse: ${parseTimeouts} pages were not parsed within --module-timeout (parsed_pages.error 'parse-timeout: …'); this crawl's results are incomplete\n`);
+    code = LOST_RECORDS_EXIT;
+  }
   const unwritable = summary.counters['warc.unwritable'] ?? 0;
   if (warc && unwritable > 0) {
     process.stdout.write(`WARC: ${unwritable} captures could not be written (see the warnings above); the archive in ${warc.dir} is incomplete\n`);
     code = LOST_RECORDS_EXIT;
   }
+  // Right above the summary: work a bounded stop left for the next run, with what its output failed at.
+  const unfinished = formatUnfinished(summary.unfinished ?? [], stopGraceMs, { clickhouse: values['clickhouse-url'] ? 'ClickHouse' : `${dataDir}/clickhouse`, warcDir: warc?.dir });
+  for (const line of unfinished) process.stdout.write(`${line}\n`);
+  if (unfinished.length && code === 0) code = UNFINISHED_STOP_EXIT;
   process.stdout.write(formatSummary(summary, dataDir) + '\n');
   // A crawl that reached nothing is no crawl, whatever else went wrong: 4 wins over 3.
   if (crawlOutcome(summary.counters).nothingAnswered) code = NOTHING_ANSWERED_EXIT;

@@ -52,6 +52,10 @@ export const LIMITS = {
   metricsPort: { min: 0, max: 65_535 },
   /** --metrics-linger: long enough for a scrape interval or two; a timer, so below TIMER_MAX_MS. */
   metricsLingerMs: { min: 1, max: DAY_MS },
+  /** --stop-grace: 0 stops at once, committing only what is finished; a timer, so below TIMER_MAX_MS. */
+  stopGraceMs: { min: 0, max: DAY_MS },
+  /** --module-timeout: a user module's init or process, or one page's parse, that takes longer is ended. */
+  moduleTimeoutMs: { min: 100, max: DAY_MS },
 } as const satisfies Record<string, Bounds>;
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;

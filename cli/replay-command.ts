@@ -82,9 +82,15 @@ export async function run(argv: string[]): Promise<number> {
     throw err;
   }
   process.stdout.write(`replay ${id}: ${result.done} records of ${from} through ${common.processors.join(', ')} in ${(result.done / Math.max(result.perSecond, 1e-9)).toFixed(1)} s (${result.perSecond.toFixed(1)} records/s)${parserModule ? `, parser ${parserModule.version}` : ''}\n`);
+  // A replay that passed records over did not replay the range it was given: a script must notice.
+  const unreadable = result.unreadable ?? 0;
+  if (unreadable) process.stdout.write(`replay ${id}: ${unreadable} of the ${result.total} records of ${from} could not be read (log damage, see the warnings above) and were not replayed\n`);
   if (served) await lingerThenClose(served);
-  return abort.signal.aborted ? 130 : 0;
+  return abort.signal.aborted ? 130 : unreadable ? EXIT_UNREADABLE : 0;
 }
+
+/** The replay ran to its end, but records of its range could not be read (log damage). */
+export const EXIT_UNREADABLE = 3;
 
 /** --id, or one made of the time. */
 export function replayId(values: Record<string, unknown>): string {

@@ -62,6 +62,8 @@ export async function run(argv: string[]): Promise<number> {
     `exported ${result.done} records of fetched to ${warc.dir}: ${n('responses')} responses, ${n('revisits')} revisits, ` +
     `${n('already-written')} already there, ${n('no-response')} without a response (not archived), ${n('unwritable')} unwritable\n`,
   );
+  const unreadable = result.unreadable ?? 0;
+  if (unreadable) process.stdout.write(`${unreadable} of the ${result.total} records of fetched could not be read (log damage, see the warnings above) and were not exported\n`);
   if (served) await lingerThenClose(served);
-  return abort.signal.aborted ? 130 : n('unwritable') > 0 ? 1 : 0;
+  return abort.signal.aborted ? 130 : n('unwritable') > 0 || unreadable ? 1 : 0;
 }

@@ -74,7 +74,14 @@ export async function run(argv: string[]): Promise<number> {
     process.on('SIGTERM', onSignal);
   });
   await Promise.race([worker.start(), stopped]);
-  await stopped;
+  // A fatal error (a failed punctuation) stops the worker as it stops an embedded crawl: with an error.
+  const fatal = await Promise.race([stopped.then(() => undefined), worker.failed]);
+  if (fatal) {
+    log.warn(`stopping: ${fatal.message.split('\n')[0]}`);
+    await worker.stop().catch(() => {});
+    await served?.close();
+    process.exit(1);
+  }
   // A clean stop commits what finished; past this bound the worker leaves anyway: what it had not
   // committed is redone by the task's next owner, so nothing is lost.
   const bound = setTimeout(() => {

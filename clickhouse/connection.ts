@@ -8,6 +8,7 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickh
 import { createChdbConnection } from 'chdb/connection';
 import type { Logger } from '../engine/api.js';
 import { checkDamage, describeDamage, type DamageCheck, type DamagedPart } from './damage.js';
+import { whyNotWritable } from '../engine/embedded/dir-access.js';
 import { encodeTsv, sharedColumns } from './tsv.js';
 
 type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
@@ -173,14 +174,14 @@ const READ_ONLY = { readonly: '2' } as const;
 async function openServer(url: string, database: string, readOnly: boolean): Promise<Opened> {
   const location = redactUrl(url);
   // The database must exist before a client may name it on every request.
-  const bootstrap = createClient({ url, request_timeout: 10_000, log: QUIET, clickhouse_settings: readOnly ? READ_ONLY : undefined });
+  const bootstrap = createClient({ url, request_timeout: BOOTSTRAP_TIMEOUT_MS, log: QUIET, clickhouse_settings: readOnly ? READ_ONLY : undefined });
   let version: string;
   try {
     const [row] = await bootstrap.query({ query: 'SELECT version() AS v', format: 'JSONEachRow' }).then((r) => r.json<{ v?: string }>());
     version = row?.v ?? 'unknown';
   } catch (err) {
     await bootstrap.close();
-    throw new Error(`ClickHouse server at ${location} is unreachable: ${(err as Error).message}`, { cause: err });
+    throw new Error(explainServerFailure(location, err as Error), { cause: err });
   }
   try {
     if (readOnly) await assertDatabase(bootstrap, database, location);
@@ -190,6 +191,16 @@ async function openServer(url: string, database: string, readOnly: boolean): Pro
   }
   const client = createClient({ url, database, request_timeout: 60_000, log: QUIET, clickhouse_settings: readOnly ? READ_ONLY : undefined });
   return { client, engine: 'server', location, version };
+}
+
+const BOOTSTRAP_TIMEOUT_MS = 10_000;
+
+/** A server that answers with an error, closes, or does not answer at all: three different things to fix. */
+function explainServerFailure(location: string, err: Error): string {
+  const code = (err as { code?: unknown }).code;
+  if (/^timeout error/i.test(err.message)) return `ClickHouse server at ${location} did not answer within ${BOOTSTRAP_TIMEOUT_MS / 1000} s (${err.message})`;
+  if ((typeof code === 'string' && /^\d+$/.test(code)) || /^Code: \d+[.,]/.test(err.message)) return `ClickHouse server at ${location} answered with an error: ${err.message.trim()}`;
+  return `ClickHouse server at ${location} is unreachable: ${err.message}`;
 }
 
 async function assertDatabase(client: ClickHouseClient, database: string, location: string): Promise<void> {
@@ -239,6 +250,9 @@ function explainChdbOpenFailure(dir: string, err: Error): string {
         'stop that crawl, or run this command with the same data directory once it has finished';
     }
   }
+  // Embedded ClickHouse writes its status file even to read: a read-only copy of a crawl cannot be opened.
+  const problem = whyNotWritable(dir);
+  if (problem) return `cannot open the embedded ClickHouse store ${dir}: ${problem}, and embedded ClickHouse writes there even to read (copy the data directory somewhere writable)`;
   return `cannot open the embedded ClickHouse store ${dir}: ${err.message}`;
 }
 

@@ -3,6 +3,7 @@
 // `crawlstream clickhouse migrate`'s job, and `SELECT 1; DROP TABLE robots` must not drop anything.
 import type { ClickHouse } from './connection.js';
 import { sqlString } from './connection.js';
+import { assertReadsOnlyCrawlData } from './query-guard.js';
 
 export type QueryFormat = 'json' | 'table';
 
@@ -16,7 +17,10 @@ export async function runQuery(ch: ClickHouse, sql: string, format: QueryFormat)
   if (!ch.readOnly) throw new Error('runQuery needs a read-only connection: openClickHouse({ ..., readOnly: true })');
   const statement = sql.trim().replace(/[;\s]+$/, '');
   if (!statement) throw new Error('empty query');
-  await assertOneStatement(ch, statement);
+  const canonical = await assertOneStatement(ch, statement);
+  // Checked on the text as typed and, where ClickHouse can print its own reading of it, on that too.
+  const tableFunctions = await engineTableFunctions(ch);
+  for (const text of [statement, canonical]) if (text !== undefined) assertReadsOnlyCrawlData(text, tableFunctions);
   if (!READS.test(withoutLeadingComments(statement))) {
     throw new Error(`crawlstream query only reads (SELECT, WITH, SHOW, DESCRIBE, EXISTS, EXPLAIN), got ${JSON.stringify(firstWords(statement))}; ` +
       'the schema changes through `crawlstream clickhouse migrate`');
@@ -48,16 +52,23 @@ export async function runQuery(ch: ClickHouse, sql: string, format: QueryFormat)
  * chdb, ClickHouse's own parser (formatQuery) decides what is one statement: no second lexer here
  * to disagree with it about comments, quotes or heredocs.
  */
-async function assertOneStatement(ch: ClickHouse, statement: string): Promise<void> {
-  if (ch.engine !== 'chdb') return;
+async function assertOneStatement(ch: ClickHouse, statement: string): Promise<string | undefined> {
+  if (ch.engine !== 'chdb') return undefined;
   try {
-    await ch.query(`SELECT formatQuery(${sqlString(statement)}) AS q`);
+    const [row] = await ch.query<{ q: string }>(`SELECT formatQuery(${sqlString(statement)}) AS q`);
+    return row?.q;
   } catch (err) {
     const message = (err as Error).message;
     if (MULTI.test(message)) throw new Error(ONE_STATEMENT, { cause: err });
     // Never run what the parser refused: report its complaint without the wrapper query.
     throw new Error(message.replace(/[:.]?\s*In scope SELECT formatQuery[\s\S]*$/, '').trim(), { cause: err });
   }
+}
+
+/** The engine's table functions (a newer ClickHouse knows more than the guard's own list). */
+async function engineTableFunctions(ch: ClickHouse): Promise<Set<string>> {
+  const rows = await ch.query<{ name: string }>('SELECT name FROM system.table_functions');
+  return new Set(rows.map((r) => r.name.toLowerCase()));
 }
 
 function firstWords(statement: string): string {

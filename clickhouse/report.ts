@@ -24,7 +24,7 @@ const plural = (count: number, noun: string) => `${formatCount(count)} ${noun}${
 
 const STATUS_COLORS: [number, string][] = [[600, '#9e9e9e'], [500, '#d62728'], [400, '#ff7f0e'], [300, '#1f77b4'], [200, '#2ca02c']];
 const statusColor = (s: number) => (s === 0 ? '#7f7f7f' : STATUS_COLORS.find(([floor]) => s >= floor)?.[1] ?? '#9e9e9e');
-const OUTCOME_COLORS: Record<string, string> = { rules: '#2ca02c', 'allow-all': '#1f77b4', redirect: '#9467bd', unreachable: '#d62728' };
+const OUTCOME_COLORS: Record<string, string> = { rules: '#2ca02c', 'allow-all': '#1f77b4', redirect: '#9467bd', unreachable: '#d62728', incomplete: '#ff7f0e' };
 const SKIP_COLOR = '#8c6d31';
 
 const SECTIONS: Section[] = [
@@ -83,7 +83,7 @@ LIMIT 20`,
   },
   {
     title: 'robots.txt outcomes',
-    about: 'Hosts by the outcome of their latest robots.txt fetch: rules, allow-all (4xx), unreachable (5xx or network: nothing is crawled), redirect.',
+    about: 'Hosts by the outcome of their latest robots.txt fetch: rules, allow-all (4xx), unreachable (5xx or network: nothing is crawled), incomplete (the server cut the body short: nothing is crawled), redirect.',
     sql: `SELECT outcome, count() AS hosts
 FROM (SELECT host, argMax(outcome, fetched_at_ms) AS outcome FROM robots FINAL GROUP BY host)
 GROUP BY outcome

@@ -3,7 +3,7 @@
 // creates on first use.
 import type { Logger } from '../engine/api.js';
 import type { ClickHouse } from './connection.js';
-import { SinkWriter, type SinkSource } from './sink-writer.js';
+import { SinkWriter, type SinkSource, type SinkWriterOptions } from './sink-writer.js';
 import { createUserTableSql, type UserTable } from './user-tables.js';
 
 export interface RowSink<Row extends Record<string, unknown> = Record<string, unknown>> {
@@ -24,7 +24,7 @@ export interface RowSinks {
   open(table: UserTable, task: { processorName: string; logId: string; log: Logger }): RowSink;
 }
 
-export function rowSinks(connect: () => Promise<ClickHouse>): RowSinks {
+export function rowSinks(connect: () => Promise<ClickHouse>, trouble?: SinkWriterOptions['trouble']): RowSinks {
   const created = new Map<string, Promise<void>>();
   return {
     open(table, task) {
@@ -38,7 +38,7 @@ export function rowSinks(connect: () => Promise<ClickHouse>): RowSinks {
         await done;
         return ch;
       };
-      const writer = new SinkWriter({ connect: ready, sinkId: `${task.processorName}:${task.logId}`, tables: [table.name], log: task.log });
+      const writer = new SinkWriter({ connect: ready, sinkId: `${task.processorName}:${task.logId}`, tables: [table.name], log: task.log, trouble });
       return {
         write: (source, rows) => writer.write(source, rows.map((row) => ({ table: table.name, row: { ...row }, bytes: JSON.stringify(row).length }))),
         get pending() {

@@ -6,8 +6,18 @@ import { errorKind, fetchRows, hostOf, parsedRow, robotsOutcome, rowsForRecord, 
 import { duplicate, fetchResult, parsedPage, skippedUrl } from './testing/test-fixtures.js';
 
 test('should map robots.txt statuses to the outcomes RFC 9309 prescribes', () => {
-  assert.deepEqual([200, 304, 301, 308, 401, 404, 429, 500, 503, 0].map(robotsOutcome),
+  assert.deepEqual([200, 304, 301, 308, 401, 404, 429, 500, 503, 0].map((s) => robotsOutcome(s)),
     ['rules', 'rules', 'redirect', 'redirect', 'allow-all', 'allow-all', 'allow-all', 'unreachable', 'unreachable', 'unreachable']);
+});
+
+test('should not call a robots.txt the server cut short "rules", as the crawler reads none from it', () => {
+  const robots = (f: Parameters<typeof fetchResult>[0]) => fetchRows(fetchResult({ kind: 'robots', status: 200, ...f }), robotsSummary, 'x')[1].row;
+  const cut = robots({ error: 'incomplete-body: the server closed the connection after 1200 of 4000 bytes', truncated: false, body: Buffer.from('User-agent: *\nDisallow: /a') });
+  assert.equal(cut.outcome, 'incomplete');
+  assert.equal(cut.rules_digest, '', 'no rules digested from a body the crawler did not obey');
+  // Our own size cap is fine (RFC 9309 §2.5): those rules are obeyed.
+  assert.equal(robots({ error: 'too-large: cut at 500 KiB', truncated: true, body: Buffer.from('User-agent: *\nDisallow: /a') }).outcome, 'rules');
+  assert.equal(robots({ body: Buffer.from('User-agent: *\nDisallow: /a') }).outcome, 'rules');
 });
 
 test('should clamp numbers to their column types instead of producing rows the server rejects', () => {

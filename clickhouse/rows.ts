@@ -15,7 +15,7 @@ export interface TableRow {
   bytes: number;
 }
 
-export type RobotsOutcome = 'rules' | 'allow-all' | 'unreachable' | 'redirect';
+export type RobotsOutcome = 'rules' | 'allow-all' | 'unreachable' | 'redirect' | 'incomplete';
 
 const U8 = 0xff;
 const U16 = 0xffff;
@@ -96,8 +96,13 @@ export function fetchRows(f: FetchResult, robots: RobotsAnalyzer, productToken: 
   return rows;
 }
 
-export function robotsOutcome(status: number): RobotsOutcome {
-  if (status >= 200 && status < 300) return 'rules';
+/**
+ * `cut`: a 2xx body the server cut short (an error, not our own size cap): its missing tail might
+ * disallow more, so the crawler reads no rules from it (politeness/robots-gate.ts) and neither does
+ * the row.
+ */
+export function robotsOutcome(status: number, cut = false): RobotsOutcome {
+  if (status >= 200 && status < 300) return cut ? 'incomplete' : 'rules';
   if (status === 304) return 'rules'; // unchanged since the rules we hold
   if (status >= 300 && status < 400) return 'redirect';
   if (status >= 400 && status < 500) return 'allow-all';
@@ -106,7 +111,7 @@ export function robotsOutcome(status: number): RobotsOutcome {
 
 function robotsRow(f: FetchResult, analyze: RobotsAnalyzer, productToken: string): Record<string, unknown> {
   const status = uint(f.status, U16);
-  const outcome = robotsOutcome(status);
+  const outcome = robotsOutcome(status, str(f.error) !== '' && !f.truncated);
   let digest = '';
   let crawlDelayMs = 0;
   if (outcome === 'rules' && status !== 304) {

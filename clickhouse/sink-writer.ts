@@ -37,6 +37,8 @@ export interface SinkWriterOptions {
   maxDelayMs?: number;
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /** Told when an insert starts and ends, fails and works again (a stop says why rows were left). */
+  trouble?: { begin(): () => void; failed(message: string): void; working(): void };
 }
 
 interface Entry {
@@ -64,7 +66,8 @@ function nextVersion(): number {
   return lastVersion;
 }
 
-const DEFAULTS = { tables: SINK_TABLES, maxRows: 20_000, maxBytes: 8 * 1024 * 1024, maxDelayMs: 2_000, minBackoffMs: 100, maxBackoffMs: 30_000 };
+const NO_TROUBLE = { begin: () => () => undefined, failed: () => undefined, working: () => undefined };
+const DEFAULTS = { trouble: NO_TROUBLE, tables: SINK_TABLES, maxRows: 20_000, maxBytes: 8 * 1024 * 1024, maxDelayMs: 2_000, minBackoffMs: 100, maxBackoffMs: 30_000 };
 
 export class SinkWriter {
   private readonly opts: Required<SinkWriterOptions>;
@@ -94,7 +97,8 @@ export class SinkWriter {
   readonly stats = { rowsInserted: 0, recordsSkipped: 0, inserts: 0, failures: 0 };
 
   constructor(options: SinkWriterOptions) {
-    this.opts = { ...DEFAULTS, ...options } as Required<SinkWriterOptions>;
+    // An option given as undefined (no trouble to tell) keeps its default.
+    this.opts = { ...DEFAULTS, ...options, trouble: options.trouble ?? NO_TROUBLE } as Required<SinkWriterOptions>;
     if (!/^[\w.:-]{1,128}$/.test(this.opts.sinkId)) throw new Error(`invalid sink id ${JSON.stringify(this.opts.sinkId)}`);
     this.logId = logIdOfSink(this.opts.sinkId);
   }
@@ -262,14 +266,19 @@ export class SinkWriter {
     const version = nextVersion();
     for (;;) {
       if (this.aborted) return false;
+      const ended = this.opts.trouble.begin();
       try {
         const ch = (this.connection ??= await this.opts.connect());
         await this.awaitUnsettled(ch);
         await this.readPositions(ch, batch);
         await this.insertBatch(ch, batch, version, sunkAt);
+        ended();
+        this.opts.trouble.working();
         if (failures > 0) this.opts.log.info(`ClickHouse sink ${this.opts.sinkId}: writing again after ${failures} failed attempt(s)`);
         return true;
       } catch (err) {
+        ended();
+        this.opts.trouble.failed((err as Error).message);
         // The insert may have been applied before the error reached us: re-read what is there.
         this.known.clear();
         this.stats.failures++;

@@ -16,6 +16,11 @@ export class CrawlBudget {
     return true;
   }
 
+  /** A page taken and then not fetched (its lease gave it back): it may be taken again. */
+  giveBack(): void {
+    if (this.used > 0) this.used--;
+  }
+
   exhausted(): boolean {
     return this.limit > 0 && this.used >= this.limit;
   }

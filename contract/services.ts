@@ -14,6 +14,7 @@ import type { CrawlBudget } from './crawl-budget.js';
 import type { CrawlConfig } from './config.js';
 import type { FetchKind } from '../schemas/records.js';
 import type { WarcOutput } from '../warc/warc-output.js';
+import type { Troubles } from './troubles.js';
 import type { FocusScorer } from '../focus/focus-scorer.js';
 import type { FocusGate } from '../focus/focus-gate.js';
 
@@ -73,6 +74,8 @@ export interface CrawlServices {
   warc?: WarcOutput;
   /** One per process: every fetch task's requests to a host take turns here (processors/host-turns.ts). */
   hostTurns?: HostTurns;
+  /** What ClickHouse ('clickhouse') and the WARC directory ('warc') are failing at now: a stop that leaves work says why. */
+  troubles?: Troubles;
   /** A focused crawl's scorer in this thread (parse workers hold their own), for pages parsed here: PDFs, plain text, a failed worker's pages. */
   focus?: FocusScorer;
   /** A focused crawl's ordering across the hosts of this process. */

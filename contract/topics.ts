@@ -4,7 +4,7 @@
 // default), except the internal band repartition.
 import { defineTopic } from '../engine/api.js';
 import { loadSchema } from '../schemas/schema-files.js';
-import type { CanonicalUrl, DiscoveredUrl, Duplicate, FetchRequest, FetchResult, ParsedPage, SimhashBand, SkippedUrl } from '../schemas/records.js';
+import type { CanonicalUrl, DiscoveredUrl, Duplicate, FetchRequest, FetchResult, ParsedPage, SimhashBand, SkippedUrl, UnfetchedUrl } from '../schemas/records.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const MB = 1024 * 1024;
@@ -27,13 +27,18 @@ export const deduped = defineTopic<CanonicalUrl>()({
 
 export const scheduled = defineTopic<FetchRequest>()({
   name: 'scheduled', schema: loadSchema('fetch-request'), key: HOST, retention: 'until-consumed', maxRecordBytes: MB,
-  description: 'fetches released by the host\'s politeness timer',
+  description: 'leases: a host\'s next URLs (up to 32) released together, to be fetched in order and spaced by the fetch task',
 });
 
 export const resolved = defineTopic<FetchRequest>()({
   name: 'resolved', schema: loadSchema('fetch-request'), key: 'the server address the request goes to', retention: 'until-consumed',
   maxRecordBytes: MB, internal: true,
-  description: 'internal repartition of released fetches by server address, so hosts on one server share its limit',
+  description: 'internal repartition of leased fetches by server address, one request per record, so hosts on one server share its limit',
+});
+
+export const unfetched = defineTopic<UnfetchedUrl>()({
+  name: 'unfetched', schema: loadSchema('unfetched-url'), key: HOST, retention: 'until-consumed', maxRecordBytes: MB, internal: true,
+  description: 'leased URLs the fetch task gave back without a request (lease cut short by a failure, or released before a restart)',
 });
 
 export const fetched = defineTopic<FetchResult>()({

@@ -12,8 +12,10 @@ import { openCrawlServices, openFocus } from './open-services.js';
 import type { CrawlServices } from '../contract/services.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import type { ProcessorModule } from './processor-module.js';
-import { EmbeddedRuntime } from '../engine/embedded/embedded-runtime.js';
+import { EmbeddedRuntime, type Unfinished } from '../engine/embedded/embedded-runtime.js';
 import { setAsideLogAndState } from '../engine/embedded/data-dir.js';
+import { whyNotWritable } from '../engine/embedded/dir-access.js';
+import type { OutputState } from '../contract/troubles.js';
 import { crawlStats, type CrawlStats } from './stats.js';
 import type { WarcOutput } from '../warc/warc-output.js';
 import { lagEntries, type CrawlTelemetry } from './telemetry.js';
@@ -28,6 +30,8 @@ export interface EmbeddedCrawlOptions {
   /** A user's parsing step (--parser-module) and users' own processors (--processor-module). */
   parserModule?: ParserModule;
   processorModules?: ProcessorModule[];
+  /** --module-timeout: how long one page's parse may take (processor modules carry their own bound). */
+  moduleTimeoutMs?: number;
   /** Process-level rendering options (--chromium, --render-concurrency). */
   chromiumPath?: string;
   renderConcurrency?: number;
@@ -37,6 +41,8 @@ export interface EmbeddedCrawlOptions {
   progressEveryMs?: number;
   /** Abort to stop: records in progress finish, everything is committed, the crawl can resume. */
   signal?: AbortSignal;
+  /** How long a stop waits for work in progress and for the sinks (--stop-grace); past it, that work is left for the next start. */
+  stopGraceMs?: number;
   /**
    * Sets the data directory's log and state aside (in `aside-<UTC time>/`) and starts a new log
    * from the seeds. ClickHouse is not touched: the sink keys its positions by log identity, so the
@@ -57,10 +63,23 @@ export interface CrawlSummary extends CrawlStats {
   lostUnprocessed: number;
   /** Examples of this run's failures, for the summary. */
   journal?: CrawlJournal;
+  /** What the stop could not finish within its grace (rows not written, captures not archived, records in progress). */
+  unfinished?: UnfinishedWork[];
+}
+
+/** Work a stop left, with what its output was failing at (ClickHouse's error, the disk's) when known. */
+export interface UnfinishedWork extends Unfinished {
+  why?: OutputState;
 }
 
 export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<CrawlSummary> {
-  mkdirSync(options.dataDir, { recursive: true });
+  try {
+    mkdirSync(options.dataDir, { recursive: true });
+  } catch (err) {
+    // A recursive mkdir on a read-only disk says ENOENT: say what is really wrong.
+    const problem = whyNotWritable(options.dataDir);
+    throw new Error(problem ? `the data directory ${options.dataDir} cannot be made: ${problem}` : (err as Error).message, { cause: err });
+  }
   if (options.resetState) {
     const aside = await setAsideLogAndState(options.dataDir);
     options.log.info(aside
@@ -74,11 +93,13 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
   const open = openCrawlServices({
     focus,
     config: options.config, clickhouseUrl: options.clickhouseUrl, dataDir: options.dataDir, parserModule: options.parserModule, budget,
+    parseTimeoutMs: options.moduleTimeoutMs,
     chromiumPath: options.chromiumPath, renderConcurrency: options.renderConcurrency, log: options.log.warn,
     observer: journal, warc: options.warc,
   });
   let runtime: EmbeddedRuntime<CrawlServices> | undefined;
   let timer: NodeJS.Timeout | undefined;
+  const stop = () => runtime!.stop({ graceMs: options.stopGraceMs });
   try {
     runtime = await EmbeddedRuntime.open({
       dataDir: options.dataDir,
@@ -92,28 +113,53 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
     options.telemetry?.watch(() => ({ tasks: rt.tasks, lag: lagEntries(rt.lag()) }));
     // Fail early and clearly when ClickHouse cannot be opened, before any page is fetched; and
     // create the tables now, not at the sink's first flush, so that a crawl stopped or killed in its
-    // first seconds can still be queried.
-    await migrate(await open.services.clickhouse(), { log: options.log });
-    await runtime.start();
-    const seeds = seedRecords(options.seeds, Date.now());
-    for (const bad of seeds.invalid) options.log.warn(`seed ${JSON.stringify(bad)} is not a URL; skipped`);
-    for (const { host, value } of seeds.records) await runtime.produce('discovered-urls', host, value);
-    if (options.onProgress) timer = setInterval(() => options.onProgress!(crawlStats(rt)), options.progressEveryMs ?? 2000);
-    // A recrawling crawl never drains: it runs until stopped (Ctrl-C, SIGTERM, --run-for).
-    if (options.config.recrawl) await runtime.whenStopped(options.signal);
-    else await runtime.whenIdle(options.signal);
+    // first seconds can still be queried. A stop asked for meanwhile does not wait for either.
+    const ready = await untilAborted((async () => {
+      await migrate(await open.services.clickhouse(), { log: options.log });
+      await rt.start();
+    })(), options.signal);
+    if (ready) {
+      const seeds = seedRecords(options.seeds, Date.now());
+      for (const bad of seeds.invalid) options.log.warn(`seed ${JSON.stringify(bad)} is not a URL; skipped`);
+      for (const { host, value } of seeds.records) await runtime.produce('discovered-urls', host, value);
+      if (options.onProgress) timer = setInterval(() => options.onProgress!(crawlStats(rt)), options.progressEveryMs ?? 2000);
+      // A recrawling crawl never drains: it runs until stopped (Ctrl-C, SIGTERM, --run-for).
+      if (options.config.recrawl) await runtime.whenStopped(options.signal);
+      else await runtime.whenIdle(options.signal);
+    }
+    if (timer) clearInterval(timer);
+    const stopped = await stop();
+    // Counted after the stop: what the sinks wrote while it waited for them is in the totals.
     const stats = crawlStats(runtime);
     const damage = runtime.damageSummary();
     return {
       ...stats, elapsedMs: performance.now() - started, stoppedEarly: options.signal?.aborted ?? false,
       lostRecords: damage.lost, lostUnprocessed: damage.unprocessed, journal,
+      unfinished: stopped.unfinished.map((u) => ({ ...u, why: u.sink ? open.services.troubles?.why(u.processor === 'warc' ? 'warc' : 'clickhouse') : undefined })),
     };
+  } catch (err) {
+    // The error that ended the crawl is the one to tell; a stop that fails after it must not replace it.
+    await runtime?.stop({ graceMs: options.stopGraceMs }).catch((stopErr: Error) => options.log.warn(`while stopping: ${stopErr.message}`));
+    throw err;
   } finally {
     if (timer) clearInterval(timer);
-    try {
-      await runtime?.stop();
-    } finally {
-      await open.close();
-    }
+    await open.close();
+  }
+}
+
+/** Resolves true when `work` is done, false as soon as `signal` aborts (work is then left to fail or finish alone). */
+async function untilAborted(work: Promise<void>, signal: AbortSignal | undefined): Promise<boolean> {
+  if (!signal) return work.then(() => true);
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return false;
+  }
+  let onAbort!: () => void;
+  const aborted = new Promise<boolean>((resolve) => signal.addEventListener('abort', (onAbort = () => resolve(false)), { once: true }));
+  try {
+    return await Promise.race([work.then(() => true), aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    work.catch(() => undefined);
   }
 }

@@ -28,6 +28,8 @@ export interface WorkerOptions {
   dataDir: string;
   log: Logger;
   parserModule?: ParserModule;
+  /** --module-timeout: how long one page's parse may take. */
+  moduleTimeoutMs?: number;
   /** Users' own processors (--processor-module), added to the crawl's topology. */
   processorModules?: ProcessorModule[];
   chromiumPath?: string;
@@ -57,6 +59,11 @@ export class KafkaWorker {
     return this.runtime?.id;
   }
 
+  /** Settles with the error that stopped the worker's runtime (a failed punctuation); never otherwise. */
+  get failed(): Promise<Error> {
+    return this.runtime?.failed ?? new Promise(() => {});
+  }
+
   async start(): Promise<void> {
     const { log } = this.o;
     const cluster = (this.cluster = await connectCluster({ brokers: this.o.brokers, prefix: this.o.prefix, clientId: `crawlstream-worker-${process.pid}`, log }));
@@ -69,7 +76,7 @@ export class KafkaWorker {
     const config = { ...defaultCrawlConfig(state.options), allowNetworks: this.o.allowNetworks, proxy: this.o.proxy ?? '' };
     const open = openCrawlServices({
       focus: await openFocus(config),
-      config, clickhouseUrl: this.o.clickhouseUrl, parserModule: this.o.parserModule, control: this.control,
+      config, clickhouseUrl: this.o.clickhouseUrl, parserModule: this.o.parserModule, parseTimeoutMs: this.o.moduleTimeoutMs, control: this.control,
       chromiumPath: this.o.chromiumPath, renderConcurrency: this.o.renderConcurrency, log: log.warn, observer: new CrawlJournal(log.warn, this.o.telemetry), warc: this.o.warc,
     });
     this.closers.push(() => open.close());
@@ -98,6 +105,8 @@ export class KafkaWorker {
   async stop(): Promise<void> {
     clearInterval(this.lagTimer);
     await this.runtime?.stop();
+    // The broker's cost is mostly requests: the benchmark divides these by pages.
+    if (this.cluster) this.o.log.info(`kafka requests: ${JSON.stringify(this.cluster.requests.totals())}`);
     for (const close of this.closers) await close().catch(() => {});
     await this.cluster?.close().catch(() => {});
   }

@@ -15,6 +15,7 @@ import type { CrawlBudget } from '../contract/crawl-budget.js';
 import type { CrawlConfig } from '../contract/config.js';
 import type { WarcOutput } from '../warc/warc-output.js';
 import { NO_OBSERVER, type CrawlObserver, type CrawlServices } from '../contract/services.js';
+import { Troubles } from '../contract/troubles.js';
 import { createFocus } from '../focus/create-focus.js';
 import { focusGateFor, type FocusGate } from '../focus/focus-gate.js';
 import type { FocusScorer } from '../focus/focus-scorer.js';
@@ -53,6 +54,8 @@ export function openCrawlServices(o: {
   dataDir?: string;
   sinkName?: string;
   parserModule?: ParserModule;
+  /** How long one page's parse may take (--module-timeout). */
+  parseTimeoutMs?: number;
   budget?: CrawlBudget;
   control?: RuntimeControl;
   /** Process-level rendering options: --chromium PATH, --render-concurrency N. */
@@ -66,10 +69,11 @@ export function openCrawlServices(o: {
 }): OpenServices {
   const fetcher = createFetcher(o.config);
   const clickhouse = sharedClickHouse({ url: o.clickhouseUrl, dataDir: o.dataDir });
-  const parsePool = new ParsePool(undefined, o.parserModule?.path, o.config.focus);
+  const parsePool = new ParsePool(undefined, o.parserModule?.path, o.config.focus, { timeoutMs: o.parseTimeoutMs });
+  const troubles = new Troubles();
   const services: CrawlServices = {
     config: o.config, fetcher, clickhouse, sinkName: o.sinkName ?? 'live', parsePool, parserModule: o.parserModule,
-    budget: o.budget, control: o.control ?? { paused: false }, rows: rowSinks(clickhouse), observer: o.observer ?? NO_OBSERVER, warc: o.warc,
+    budget: o.budget, control: o.control ?? { paused: false }, rows: rowSinks(clickhouse, troubles.of('clickhouse')), troubles, observer: o.observer ?? NO_OBSERVER, warc: o.warc,
     // Started on the first PDF: a crawl that meets none spawns no thread for them.
     pdfPool: new PdfPool({ threads: 1, timeoutMs: 20_000, maxMemoryMb: 256 }),
     hostTurns: new HostTurns(),

@@ -20,6 +20,7 @@ import { decodeHtml } from '../parsing/decode-html.js';
 import type { FetchResult } from '../schemas/records.js';
 import type { CrawlServices } from '../contract/services.js';
 import * as topics from '../contract/topics.js';
+import { boundedDefinition, DEFAULT_MODULE_TIMEOUT_MS } from './bounded-module.js';
 
 /** A fetched record's body never decodes to more than this (the fetched topic's record bound). */
 const MAX_STORED_BODY = 16 * 1024 * 1024;
@@ -41,7 +42,8 @@ export interface ProcessorModule {
   tables: UserTable[];
 }
 
-export async function loadProcessorModule(file: string): Promise<ProcessorModule> {
+/** `timeoutMs` bounds the module's init and each process (--module-timeout; bounded-module.ts). */
+export async function loadProcessorModule(file: string, opts: { timeoutMs?: number } = {}): Promise<ProcessorModule> {
   const path = resolve(file);
   let mod: { default?: unknown };
   try {
@@ -57,5 +59,6 @@ export async function loadProcessorModule(file: string): Promise<ProcessorModule
   }
   if (!/^[a-z][a-z0-9-]{0,40}$/.test(processor.name)) throw new Error(`${file}: processor name ${JSON.stringify(processor.name)}: use lowercase letters, digits and -`);
   const tables = ((made.tables ?? []) as unknown[]).map((t) => checkUserTable(t, file));
-  return { path, processor: processor as AnyProcessorDefinition<CrawlServices>, tables };
+  const bounded = boundedDefinition(processor as AnyProcessorDefinition<CrawlServices>, file, opts.timeoutMs ?? DEFAULT_MODULE_TIMEOUT_MS);
+  return { path, processor: bounded, tables };
 }

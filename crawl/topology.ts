@@ -40,9 +40,10 @@ export function crawlTopologyBuilder(extra: readonly AnyProcessorDefinition<Craw
     .topic(topics.simhashBands)
     .topic(topics.duplicates)
     .topic(topics.skipped)
+    .topic(topics.unfetched)
     .processor(normalizeProcessor)
     .processor(dedupProcessor)
-    // schedule also reads fetched: a host's next release waits for its last fetch to finish.
+    // schedule also reads fetched and unfetched: a host's lease ends when each of its URLs reported.
     .processor(scheduleProcessor)
     .processor(resolveProcessor)
     .processor(fetchProcessor)

@@ -39,6 +39,8 @@ export interface BodyAnalysis {
   contentHash: string;
   simhash: Uint8Array;
   links: ExtractedLink[];
+  /** Links the page had over the per-page cap, not kept (at least this many). */
+  linksCut?: number;
   /** A focused crawl: the page's relevance and its links' scores, when the parse worker judged it. */
   focus?: FocusResult;
   /** RSS and Atom feeds an HTML page names (link rel=alternate). */
@@ -69,6 +71,7 @@ export function analyzeBody(input: BodyInput, parserModule?: ParserModule): Body
   }
   const { html } = decodeHtml(body, input.charset);
   let extract = extractPage(html, input.url, input.productToken);
+  const linksCut = extract.linksCut ?? 0; // ours: a parser module's page may not carry it
   if (parserModule) {
     try {
       extract = parserModule.transform(extract, { url: input.url, html });
@@ -83,6 +86,6 @@ export function analyzeBody(input: BodyInput, parserModule?: ParserModule): Body
   return {
     ...out, kind: 'html', title: extract.title, canonical: extract.canonical, lang: extract.lang,
     metaNoindex: extract.metaNoindex, metaNofollow: extract.metaNofollow, textLength: extract.textLength, text: extract.text,
-    contentHash: extract.contentHash, simhash: extract.simhash, links: extract.links, feeds: extract.feeds ?? [],
+    contentHash: extract.contentHash, simhash: extract.simhash, links: extract.links, linksCut, feeds: extract.feeds ?? [],
   };
 }

@@ -20,6 +20,7 @@ export interface PageExtract {
   textLength: number; // length of the whole visible text (UTF-16 code units), not cut
   contentHash: string; // hex SHA-1 of the UTF-8 of the whole visible text
   simhash: Buffer; // 8 bytes big-endian, over the main content when there is enough (simhash.ts)
+  linksCut?: number; // links over MAX_LINKS_PER_PAGE (or raw hrefs over MAX_RAW_HREFS) not kept: at least this many
   /** RSS and Atom feeds the page names (<link rel=alternate type=application/rss+xml|atom+xml>), absolute, at most MAX_FEEDS. */
   feeds?: string[];
 }
@@ -127,6 +128,8 @@ class PageWalker {
   private readonly token: string;
   private readonly digest = new TextDigest();
   private readonly rawLinks = new Map<string, RawLink>();
+  /** Distinct hrefs not kept past MAX_RAW_HREFS. */
+  private hrefsCut = 0;
   // Open elements: names and what each changed (a bit set of the flags above).
   private readonly names: string[] = [];
   private readonly flags: number[] = [];
@@ -258,7 +261,7 @@ class PageWalker {
         else if (this.rawLinks.size < MAX_RAW_HREFS) {
           this.anchor = { href, anchor: '', nofollow, full: false };
           this.rawLinks.set(href, this.anchor);
-        }
+        } else this.hrefsCut++;
         break;
       }
       case 'img':
@@ -351,6 +354,7 @@ class PageWalker {
     if (base === null || base.protocol === 'data:' || base.protocol === 'javascript:') base = pageBase;
 
     const links = new Map<string, ExtractedLink>();
+    let linksCut = this.hrefsCut;
     const resolve = resolver(base);
     for (const raw of this.rawLinks.values()) {
       const url = resolve(raw.href);
@@ -360,7 +364,7 @@ class PageWalker {
       if (seen !== undefined) seen.nofollow &&= raw.nofollow;
       else if (links.size < MAX_LINKS_PER_PAGE) {
         links.set(key, { url: key, anchor: cap(collapse(raw.anchor), MAX_ANCHOR_LENGTH), nofollow: raw.nofollow });
-      }
+      } else linksCut++;
     }
     let canonical = '';
     if (this.canonicalHref !== null) {
@@ -374,7 +378,7 @@ class PageWalker {
       title: cap(collapse(this.title ?? ''), MAX_TITLE_LENGTH), canonical,
       lang: (this.lang.trim() || this.metaLang.trim()).toLowerCase().slice(0, 64),
       metaNoindex: this.metaNoindex, metaNofollow: this.metaNofollow, links: [...links.values()],
-      text, textLength, contentHash, simhash,
+      text, textLength, contentHash, simhash, linksCut,
     };
   }
 }

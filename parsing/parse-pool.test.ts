@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyzeBody, type BodyInput } from './analyze-body.js';
-import { ParsePool, parseRequest } from './parse-pool.js';
+import { ParsePool, ParseTimeoutError, parseRequest } from './parse-pool.js';
 import { sampleArticleHtml } from './sample-pages.js';
 
 function input(body: Uint8Array): BodyInput {
@@ -38,6 +38,26 @@ test('should analyze a page in a worker exactly as inline, visible text included
       assert.ok(result.text.length > 1_000);
       assert.deepEqual({ ...result, simhash: Buffer.from(result.simhash) }, { ...inline, simhash: Buffer.from(inline.simhash) });
     }
+  } finally {
+    await pool.close();
+  }
+});
+
+test('should end a page whose parse loops, replace its worker and parse the pages queued behind it', { timeout: 60_000 }, async () => {
+  const looping = new URL('../../test/fixtures/loop-on-trap.mjs', import.meta.url).pathname;
+  const pool = new ParsePool(1, looping, undefined, { timeoutMs: 1_000 });
+  try {
+    const page = (url: string) => ({ ...input(Buffer.from(sampleArticleHtml(1))), url });
+    const [trap, ...after] = await Promise.allSettled([page('http://site.test/trap'), page('http://site.test/a'), page('http://site.test/b')].map((p) => pool.analyze(p)));
+    assert.equal(trap.status, 'rejected');
+    assert.ok((trap as PromiseRejectedResult).reason instanceof ParseTimeoutError);
+    assert.match((trap as PromiseRejectedResult).reason.message, /did not finish within 1 s \(--module-timeout\); its worker thread was replaced/);
+    assert.deepEqual(after.map((r) => r.status), ['fulfilled', 'fulfilled'], 'the pages queued behind it went to the new worker');
+    assert.equal(pool.replaced, 1);
+    // The pool keeps working, and a second trap is ended the same way.
+    const again = await Promise.allSettled([pool.analyze(page('http://site.test/trap2')), pool.analyze(page('http://site.test/c'))]);
+    assert.deepEqual(again.map((r) => r.status), ['rejected', 'fulfilled']);
+    assert.equal(pool.replaced, 2);
   } finally {
     await pool.close();
   }

@@ -1,5 +1,6 @@
 // At most N requests in flight to one server address, for the fetch task that owns the address (the
-// resolve stage keys requests by it). Requests over the limit wait in arrival order.
+// resolve stage keys requests by it). Requests over the limit wait in arrival order. (With one key for
+// all, the same gate bounds a task's requests on the wire.)
 export class AddressGate {
   private readonly inFlight = new Map<string, number>();
   private readonly waiting = new Map<string, (() => void)[]>();

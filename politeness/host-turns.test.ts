@@ -11,7 +11,7 @@ describe('HostTurns', () => {
     const start = Date.now();
     const log: { host: string; who: string; began: number; ended: number }[] = [];
     const request = async (host: string, who: string, takesMs: number, notBefore = 0) => {
-      const done = await turns.turn(host, delay, notBefore);
+      const done = await turns.turn(host, { delayMs: delay, notBefore });
       const began = Date.now();
       await sleep(takesMs);
       log.push({ host, who, began, ended: Date.now() });
@@ -34,5 +34,22 @@ describe('HostTurns', () => {
     assert.ok(b.began - start < delay, 'another host does not wait for a.test');
     await sleep(delay + 20);
     assert.equal(turns.hosts, 0, 'nothing kept once every host is past its delay');
+  });
+
+  it('should let a turn that sent nothing pass without a delay, never shortening the one before it', async () => {
+    const delay = 100;
+    const turns = new HostTurns();
+    const first = await turns.turn('c.test', { delayMs: delay, notBefore: 0 });
+    const firstEnded = Date.now();
+    const skipped = turns.turn('c.test', { delayMs: delay, notBefore: 0 });
+    const next = turns.turn('c.test', { delayMs: delay, notBefore: 0 });
+    first();
+    (await skipped)(false);
+    const skippedAt = Date.now();
+    await next;
+    const nextAt = Date.now();
+    assert.ok(skippedAt - firstEnded >= delay - 2, 'the skipped turn still waited the delay after a request');
+    assert.ok(nextAt - firstEnded >= delay - 2, 'so the next one is a delay after the last request');
+    assert.ok(nextAt - skippedAt < delay / 2, `and not a second delay after the turn that sent nothing (${nextAt - skippedAt} ms)`);
   });
 });

@@ -11,6 +11,7 @@ import type { CrawlConfig } from '../contract/config.js';
 import type { FetchResult } from '../schemas/records.js';
 import { ALLOW_ALL, DISALLOW_ALL, parseRobotsTxt, type RobotsPolicy } from '../robots/robots-policy.js';
 import { decompressBody } from '../fetching/body-codec.js';
+import { backoffMs, type Random } from './backoff.js';
 
 export type RobotsStatus = 'unknown' | 'rules' | 'allow-all' | 'unreachable' | 'crawl-delay';
 
@@ -53,8 +54,13 @@ export interface RobotsOutcome {
 
 /** RFC 9309 §2.5: crawlers must parse at least 500 KiB. */
 export const ROBOTS_MAX_BYTES = 500 * 1024;
-const MAX_ROBOTS_RETRY_MS = 10 * 60_000;
 const POLICY_CACHE = 4096;
+/**
+ * Crawl-delays are kept up to this (about 24.8 days, an Avro int): any larger number, 1e308 included,
+ * reads as this much. Far over --max-crawl-delay, so such a host is skipped; its robots.txt is read
+ * again no sooner than that, as it asked.
+ */
+export const MAX_CRAWL_DELAY_KEPT_MS = 2 ** 31 - 1;
 
 export function newRobotsState(): RobotsState {
   return { status: 'unknown', url: '', hops: 0, attempts: 0, fetchedAt: 0, expiresAt: 0, retryAt: 0, gaveUpUntil: 0, crawlDelayMs: 0 };
@@ -66,6 +72,7 @@ export class RobotsGate {
   constructor(
     private readonly texts: KeyValueStore<string, RobotsText>,
     private readonly config: CrawlConfig,
+    private readonly random: Random = Math.random,
   ) {}
 
   decide(host: string, scheme: string, s: RobotsState, now: number): RobotsDecision {
@@ -97,6 +104,13 @@ export class RobotsGate {
     return Math.max(this.config.defaultDelayMs, s.crawlDelayMs);
   }
 
+  /** Why a host is refused, in words for a `skipped` row ('' when the reason says it all). */
+  refusalDetail(s: RobotsState, reason: string): string {
+    if (reason !== 'crawl-delay-too-long') return '';
+    const asked = s.crawlDelayMs >= MAX_CRAWL_DELAY_KEPT_MS ? `at least ${MAX_CRAWL_DELAY_KEPT_MS}` : `${s.crawlDelayMs}`;
+    return `Crawl-delay ${asked} ms > ${this.config.maxCrawlDelayMs} ms`;
+  }
+
   afterFetch(host: string, scheme: string, s: RobotsState, r: FetchResult, now: number): RobotsOutcome {
     const { status } = r;
     const keep = (state: RobotsState, outcome: string, text?: RobotsText | null, sitemaps: string[] = []) => ({ state, outcome, text, sitemaps });
@@ -115,7 +129,8 @@ export class RobotsGate {
       const url = `${scheme}://${host}/robots.txt`;
       const policy = parseRobotsTxt(body, url, this.config.productToken);
       this.remember(host, policy);
-      const crawlDelayMs = Math.min(policy.crawlDelayMs ?? 0, Number.MAX_SAFE_INTEGER);
+      const asked = policy.crawlDelayMs ?? 0;
+      const crawlDelayMs = Number.isNaN(asked) ? 0 : Math.min(Math.max(0, asked), MAX_CRAWL_DELAY_KEPT_MS);
       const settled = this.settled(s, now, crawlDelayMs);
       if (crawlDelayMs > this.config.maxCrawlDelayMs) return keep({ ...settled, status: 'crawl-delay' }, 'crawl-delay-too-long', { url, body, status }, []);
       return keep({ ...settled, status: 'rules' }, 'rules', { url, body, status }, policy.sitemaps);
@@ -133,8 +148,7 @@ export class RobotsGate {
 
   /** 5xx, 429, no response or an incomplete body: "unreachable" (§2.3.1.4). */
   private unreachable(s: RobotsState, r: FetchResult, now: number, outcome: string): RobotsOutcome {
-    const delay = this.delayOf(s);
-    const backoff = Math.min(Math.max(r.retry_after_ms, Math.max(delay, 250) * 2 ** (s.attempts + 1)), MAX_ROBOTS_RETRY_MS);
+    const backoff = backoffMs(s.attempts + 1, this.delayOf(s), r.retry_after_ms, this.config.maxAttempts, this.random);
     if (s.status === 'rules' || s.status === 'allow-all') {
       // A refresh failed: keep the rules we have a little longer rather than stop crawling.
       return { state: { ...s, expiresAt: now + backoff, url: '', hops: 0 }, outcome: 'refresh-failed', text: undefined, sitemaps: [] };

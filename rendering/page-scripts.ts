@@ -2,7 +2,8 @@
 
 export const REPORT = '__crawlstreamReport';
 
-// Requests of shared workers and of downloads started by <a download> are not intercepted by request
+// WebRTC peer connections are refused and recorded (their UDP would bypass the crawler); requests
+// of shared workers and of downloads started by <a download> are not intercepted by request
 // routing (they would go straight to the network stack, where the sinkhole proxy stops them), and
 // service workers are blocked by the context option: all three are stopped in the page first, and
 // recorded with their URL. The click listener is registered before any script of the page, so it
@@ -25,6 +26,18 @@ export const INIT_SCRIPT = `(() => {
     ServiceWorkerContainer.prototype.register = function (url) { report('service-worker', url); return Promise.reject(refuse()); };
   if (typeof SharedWorker !== 'undefined')
     window.SharedWorker = function SharedWorker(url) { report('shared-worker', url); throw refuse(); };
+  // WebRTC would send UDP (STUN, TURN, ICE checks) around the crawler: a peer connection is refused
+  // and recorded with the servers it named; the other RTC interfaces are removed.
+  const rtc = function RTCPeerConnection(config) {
+    const urls = [];
+    for (const s of (config && config.iceServers) || []) for (const u of [].concat((s && s.urls) || [])) urls.push(String(u));
+    for (const u of urls.length ? urls.slice(0, 10) : ['webrtc:' + location.href]) report('webrtc', u);
+    throw refuse();
+  };
+  for (const name of Object.getOwnPropertyNames(window)) {
+    if (!/^(webkit)?RTC/.test(name)) continue;
+    try { Object.defineProperty(window, name, { value: /PeerConnection$/.test(name) ? rtc : undefined, configurable: false, writable: false }); } catch {}
+  }
 })();`;
 
 /** Runs in the page (the project compiles without DOM types, hence the loose typing). */

@@ -29,6 +29,8 @@ export interface RendererOptions {
   userAgent?: string;
   /** Where the renderer says what went wrong outside any one page (escaped requests, relaunches). */
   log?: (line: string) => void;
+  /** Chromium writes its network log here (tests, and finding out what a browser sent): every socket, DNS query and datagram. */
+  netLogPath?: string;
 }
 
 export interface RendererStats {
@@ -43,12 +45,17 @@ export interface RendererStats {
 }
 
 // The flags the crawler needs (--headless, --no-sandbox, … --disable-sync) plus the sinkhole proxy,
-// also for loopback (Chromium bypasses proxies for loopback unless told '<-loopback>'), and WebRTC
-// kept off UDP that would go around the proxy. Playwright adds its own defaults and a fresh
-// temporary --user-data-dir for every launch.
+// also for loopback (Chromium bypasses proxies for loopback unless told '<-loopback>'). No UDP may
+// leave the browser, as it would go around the proxy and the network policy: WebRTC is kept off UDP
+// (--force-webrtc-ip-handling-policy alone still let STUN and TURN through; --webrtc-ip-handling-policy
+// stops them), and every host name the browser itself would resolve (a STUN server's, a
+// dns-prefetch) is answered "not found" without a DNS query; the proxy is an address, not a name.
+// The init script removes the WebRTC APIs from pages as well (page-scripts.ts). Playwright adds its
+// own defaults and a fresh temporary --user-data-dir for every launch.
 const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--proxy-bypass-list=<-loopback>', '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
   // A page's script heap is bounded; a page that exhausts it crashes alone and is reported.
   '--js-flags=--max-old-space-size=512'];
 
@@ -169,7 +176,7 @@ export class Renderer {
       executablePath,
       headless: true,
       chromiumSandbox: false,
-      args: [...CHROMIUM_FLAGS, `--proxy-server=${proxy}`],
+      args: [...CHROMIUM_FLAGS, `--proxy-server=${proxy}`, ...(this.options.netLogPath ? [`--log-net-log=${this.options.netLogPath}`] : [])],
       timeout: this.options.launchTimeoutMs ?? 30_000,
       // The crawler shuts down in its own order (renderer.close()); Playwright still kills the
       // browser if the process exits without it.

@@ -104,6 +104,29 @@ export interface FetchRequest {
   address: string;
   /** When the body whose digest is previous_sha1 was fetched, epoch ms; 0 when unknown. */
   previous_captured_at: number;
+  /** The lease this request belongs to ('' in records written before leases). */
+  lease_id: string;
+  /** The host's backoff generation when the lease was released. */
+  lease_epoch: number;
+  /** The lease's other URLs, in order (`scheduled` only; [] in `resolved`). */
+  more: LeaseEntry[];
+}
+
+/** The fields of a fetch request that differ between the URLs of one lease. */
+export type LeaseEntry = Pick<FetchRequest, 'fetch_id' | 'url' | 'kind' | 'depth' | 'attempt' | 'via' | 'source_url' | 'redirect_hops'
+  | 'if_none_match' | 'if_modified_since' | 'priority' | 'recrawl_interval_ms' | 'previous_sha1' | 'gone_count' | 'sitemap_depth' | 'previous_captured_at'>;
+
+/** A leased URL given back without a request (topic `unfetched`): the schedule queues it again. */
+export interface UnfetchedUrl {
+  fetch_id: string;
+  lease_id: string;
+  lease_epoch: number;
+  url: string;
+  host: string;
+  /** 'lease-cut' or 'restart'. */
+  reason: string;
+  detail: string;
+  returned_at: number;
 }
 
 /** One header line as sent or received; repeated names are separate lines. */
@@ -170,6 +193,11 @@ export interface FetchResult {
   previous_captured_at: number;
   /** With --tls-verify record: why the certificate would have been refused; '' otherwise. */
   tls_problem: string;
+  /** The lease the request belonged to, and the host's backoff generation it was released in. */
+  lease_id: string;
+  lease_epoch: number;
+  /** The server address the request was sent to, as resolved ('' when none was). */
+  address: string;
 }
 
 export interface Link {
@@ -232,14 +260,17 @@ export interface Duplicate {
 export const NO_HINTS = { priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 0 } as const;
 
 /** The fields a fetch request has beyond the URL and its slot, for a plain first fetch. */
-export const PLAIN_REQUEST = { priority: 0, recrawl_interval_ms: 0, previous_sha1: '', gone_count: 0, sitemap_depth: 0, address: '', previous_captured_at: 0 } as const;
+export const PLAIN_REQUEST = {
+  priority: 0, recrawl_interval_ms: 0, previous_sha1: '', gone_count: 0, sitemap_depth: 0, address: '', previous_captured_at: 0, lease_id: '', lease_epoch: 0,
+  more: [] as LeaseEntry[],
+} as const;
 
 /** The fields a fetch outcome has beyond the response itself, for a plain first fetch without validators. */
 export const PLAIN_RESULT = {
   body_sha1: '', etag: '', last_modified: '', changed: true, priority: 0, recrawl_interval_ms: 0, next_due_at: 0, sitemap_depth: 0,
   sitemap_urls: 0, rendered_encoding: 'identity', rendered_body: Buffer.alloc(0), render_error: '', subrequests: [],
   http_version: '1.1', status_text: '', request_method: 'GET', request_headers: [] as HeaderLine[], response_headers: [] as HeaderLine[], truncation: '',
-  previous_sha1: '', previous_captured_at: 0, tls_problem: '',
+  previous_sha1: '', previous_captured_at: 0, tls_problem: '', lease_id: '', lease_epoch: 0, address: '',
 } as const;
 
 /**

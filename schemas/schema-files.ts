@@ -4,7 +4,7 @@ import type avro from 'avsc';
 
 export const SCHEMA_FILES = [
   'discovered-url', 'canonical-url', 'fetch-request', 'fetch-result', 'parsed-page',
-  'simhash-band', 'duplicate', 'skipped-url',
+  'simhash-band', 'duplicate', 'skipped-url', 'unfetched-url',
 ] as const;
 export type SchemaName = (typeof SCHEMA_FILES)[number];
 

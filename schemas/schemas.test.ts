@@ -6,7 +6,7 @@ import { SCHEMA_FILES, loadSchema, type SchemaName } from './schema-files.js';
 import { canonicalEntries, discoveredEntries } from '../contract/url-batch.js';
 import { crawlTopology } from '../crawl/topology.js';
 import type {
-  CanonicalUrl, DiscoveredUrl, Duplicate, FetchRequest, FetchResult, ParsedPage, SimhashBand, SkippedUrl,
+  CanonicalUrl, DiscoveredUrl, Duplicate, FetchRequest, FetchResult, ParsedPage, SimhashBand, SkippedUrl, UnfetchedUrl,
 } from './records.js';
 
 const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);
@@ -28,7 +28,12 @@ const request: FetchRequest = {
   fetch_id: 'a.test#17', url: 'http://a.test/about', host: 'a.test', kind: 'page', depth: 1, attempt: 2, via: 'link',
   source_url: 'http://a.test/', redirect_hops: 0, delay_ms: 1500, released_at: AT, if_none_match: '"v1"', if_modified_since: 'Wed, 31 Dec 2025 10:00:00 GMT',
   priority: 1.5, recrawl_interval_ms: 3_600_000, previous_sha1: 'b'.repeat(40), gone_count: 1, sitemap_depth: 0, address: '127.0.0.7',
-  previous_captured_at: AT - 86_400_000,
+  previous_captured_at: AT - 86_400_000, lease_id: 'a.test#17', lease_epoch: 3,
+  more: [{
+    fetch_id: 'a.test#17.1', url: 'http://a.test/sitemap.xml', kind: 'sitemap', depth: 0, attempt: 1, via: 'sitemap', source_url: 'http://a.test/robots.txt',
+    redirect_hops: 0, if_none_match: '"s1"', if_modified_since: '', priority: 15.9, recrawl_interval_ms: 0, previous_sha1: '', gone_count: 0,
+    sitemap_depth: 1, previous_captured_at: 0,
+  }],
 };
 const result: FetchResult = {
   fetch_id: 'a.test#17', url: 'http://a.test/old', host: 'a.test', kind: 'robots', depth: 1, attempt: 2, via: 'redirect',
@@ -45,6 +50,7 @@ const result: FetchResult = {
   request_headers: [{ name: 'host', value: 'a.test' }, { name: 'user-agent', value: 'crawlstream/0.1' }],
   response_headers: [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }, { name: 'Set-Cookie', value: 'a=1' }, { name: 'Set-Cookie', value: 'b=2' }],
   truncation: 'time', previous_sha1: 'd'.repeat(40), previous_captured_at: AT - 86_400_000, tls_problem: 'expired: the certificate has expired (CERT_HAS_EXPIRED)',
+  lease_id: 'a.test#17', lease_epoch: 3, address: '127.0.0.9',
 };
 const parsed: ParsedPage = {
   fetch_id: 'a.test#17', url: 'http://a.test/about', host: 'a.test', depth: 1, status: 200, final_url: 'http://a.test/about',
@@ -68,9 +74,14 @@ const skipped: SkippedUrl = {
   depth: 2, source_url: 'http://a.test/about', decided_at: AT, url_count: 3,
 };
 
+const unfetched: UnfetchedUrl = {
+  fetch_id: 'a.test#17.1', lease_id: 'a.test#17', lease_epoch: 3, url: 'http://a.test/sitemap.xml', host: 'a.test', reason: 'lease-cut',
+  detail: 'a.test#17: 429', returned_at: AT,
+};
+
 const SAMPLES: Record<SchemaName, object> = {
   'discovered-url': discovered, 'canonical-url': canonical, 'fetch-request': request, 'fetch-result': result,
-  'parsed-page': parsed, 'simhash-band': band, duplicate, 'skipped-url': skipped,
+  'parsed-page': parsed, 'simhash-band': band, duplicate, 'skipped-url': skipped, 'unfetched-url': unfetched,
 };
 
 /** avsc decodes records into instances of generated classes; compare plain data. */
@@ -139,6 +150,11 @@ describe('Avro schemas', () => {
       const more = (loadSchema(name) as { fields: { name: string; type: unknown }[] }).fields.find((f) => f.name === 'more')!;
       assert.deepEqual(fieldNames((more.type as { items: avro.Schema }).items), Object.keys(sample.more[0]).sort(), name);
     }
+  });
+
+  it('should declare a lease\'s entries with the fields of records.ts', () => {
+    const more = (loadSchema('fetch-request') as { fields: { name: string; type: unknown }[] }).fields.find((f) => f.name === 'more')!;
+    assert.deepEqual(fieldNames((more.type as { items: avro.Schema }).items), Object.keys(request.more[0]).sort());
   });
 
   it('should read a record written before batches existed as a batch of its one URL', () => {

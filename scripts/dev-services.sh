@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Native (Docker-free) services for crawlstream's integration tests and Kafka mode, on loopback:
-#   Kafka 3.9.2 (KRaft, broker+controller in one JVM; jars from Maven Central, scripts/services/kafka)
+#   Kafka 4.4.0 (KRaft, broker+controller in one JVM; jars from Maven Central, scripts/services/kafka)
 #   Apicurio Registry 3.0.9 (Confluent-compatible API under /apis/ccompat/v7; scripts/services/registry)
 #   ClickHouse server from Debian's package (18.16.1 on bookworm; scripts/services/clickhouse)
 # Everything they write (jars, data, logs, pid files) lives under .services/ (git-ignored).
@@ -195,7 +195,7 @@ ensure_registry_app() {
 # ---------------------------------------------------------------- kafka
 
 kafka_java() { # main-class args...: a Kafka tool on the broker classpath, logging to kafka/logs
-  java -Dkafka.logs.dir="$SVC/kafka/logs" -Dlog4j.configuration="file:$CONF/kafka/log4j.properties" \
+  java -Dkafka.logs.dir="$SVC/kafka/logs" -Dlog4j2.configurationFile="$CONF/kafka/log4j2.xml" \
     -cp "$SVC/kafka/libs/*" "$@"
 }
 
@@ -228,7 +228,7 @@ start_kafka() {
   # Heap kept small: 2 cores and the tests share the machine; flags follow kafka-run-class.sh.
   launch kafka "$dir/logs/stdout.log" java -Xms256m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
     -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:+ExitOnOutOfMemoryError \
-    -Djava.awt.headless=true -Dkafka.logs.dir="$dir/logs" -Dlog4j.configuration="file:$CONF/kafka/log4j.properties" \
+    -Djava.awt.headless=true -Dkafka.logs.dir="$dir/logs" -Dlog4j2.configurationFile="$CONF/kafka/log4j2.xml" \
     -cp "$dir/libs/*" kafka.Kafka "$dir/server.properties"
 }
 wait_kafka() { wait_ready kafka kafka kafka_answers "$SVC/kafka/logs/stdout.log" "$SVC/kafka/logs/server.log"; }

@@ -2,7 +2,7 @@
 // value, row counts do not change, nothing is duplicated, and the server sees no request.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSyntheticWeb, type SyntheticWeb } from '../test-web/synthetic-web.js';
@@ -47,5 +47,19 @@ describe('replaying fetched pages through a changed parser', () => {
     assert.match(none.stdout, /: 0 records of fetched/);
     const late = await runCli(['replay', '--from-offset', '1000000', '--data-dir', dataDir]);
     assert.match(late.stdout, /: 0 records of fetched/);
+  });
+
+  // Last: it damages the data directory.
+  it('should count as replayed only the records it could read, say how many it could not, and exit 3', async () => {
+    const partitions = join(dataDir, 'log', 'fetched');
+    const segments = readdirSync(partitions).flatMap((p) => readdirSync(join(partitions, p)).filter((f) => f.endsWith('.log')).map((f) => join(partitions, p, f)));
+    const largest = segments.sort((a, b) => statSync(b).size - statSync(a).size)[0];
+    truncateSync(largest, Math.floor(statSync(largest).size * 0.6));
+    const replay = await runCli(['replay', '--from', 'fetched', '--processors', 'parse', '--data-dir', dataDir]);
+    assert.equal(replay.code, 3, replay.stderr);
+    const [, unreadable, total] = /: (\d+) of the (\d+) records of fetched could not be read \(log damage/.exec(replay.stdout) ?? [];
+    assert.ok(Number(unreadable) > 0, replay.stdout);
+    assert.match(replay.stdout, new RegExp(`^replay \\S+: ${Number(total) - Number(unreadable)} records of fetched through parse`, 'm'), 'the records replayed, not the range');
+    assert.match(replay.stderr, /records could not be read \(log damage, see above\) and were not replayed/);
   });
 });

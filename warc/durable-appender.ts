@@ -3,9 +3,10 @@
 // on resolution never commits a capture a crash could lose. Appends wait while an fsync runs and go
 // to disk together with the next one (one fsync per batch, not per capture).
 //
-// A failed write or fsync (a full disk, an I/O error) loses nothing: the writer is let go, reopened
-// after a backoff (its recovery cuts a partial capture and learns what is on disk), and the batch
-// written again, skipping what is already there. Only a capture that cannot be written at all (a
+// A failed write or fsync (a full disk, an I/O error) loses nothing: after a backoff the writer cuts
+// its file back to the last whole capture and goes on in the same file (one file, not one per
+// retry), and the batch is written again, skipping what is already there (counted as written when
+// an earlier attempt of the same append put it there). Only a capture that cannot be written at all (a
 // CaptureError) rejects its append.
 import { CaptureError, type WarcCapture } from './capture.js';
 import type { WarcWriter, WriteResult } from './warc-writer.js';
@@ -16,6 +17,8 @@ export interface DurableAppenderOptions {
   log: { info(message: string): void; warn(message: string): void };
   /** Backoff between reopening attempts after a failure (default 500 ms doubling up to 30 s). */
   retryMs?: { first: number; max: number };
+  /** Told when a batch starts and ends, fails and works again (a stop says why captures were left). */
+  trouble?: { begin(): () => void; failed(message: string): void; working(): void };
 }
 
 interface Pending {
@@ -24,6 +27,8 @@ interface Pending {
   offset: number;
   resolve: (r: WriteResult) => void;
   reject: (err: Error) => void;
+  /** Written by an attempt that failed later in its batch: when the retry finds it on disk, it was this one's. */
+  wrote?: WriteResult;
 }
 
 /**
@@ -88,6 +93,8 @@ export class DurableAppender {
     this.writer = undefined;
     this.stopped = true;
     if (!w) return;
+    // Stopped while waiting to retry (a full disk): its next open recovers the file, as after a crash.
+    if (w.failed) return void (await w.discard());
     try {
       await w.close();
     } catch (err) {
@@ -108,15 +115,20 @@ export class DurableAppender {
     while (this.queue.length && !this.stopped) {
       const batch = this.queue.splice(0, MAX_BATCH);
       const results: (WriteResult | CaptureError)[] = [];
+      const ended = this.o.trouble?.begin();
       try {
         const w = this.writer ?? (this.writer = await this.o.open());
         // One at a time: the writer needs offsets in order, and one decoded body at a time is held.
         for (const p of batch) results.push(await this.writeOne(w, p));
         await w.flush();
       } catch (err) {
+        ended?.();
+        this.o.trouble?.failed((err as Error).message);
         await this.failed(err as Error, batch);
         continue;
       }
+      ended?.();
+      this.o.trouble?.working();
       if (this.failures) this.o.log.info(`warc: writing works again after ${this.failures} failed attempt(s)`);
       this.failures = 0;
       batch.forEach((p, i) => {
@@ -128,7 +140,8 @@ export class DurableAppender {
   }
 
   private async writeOne(w: WarcWriter, p: Pending): Promise<WriteResult | CaptureError> {
-    if (p.offset <= w.lastSourceOffset) return { written: false }; // on disk already: not even built
+    // On disk already: not even built; written by an earlier attempt of this very append, it counts as written.
+    if (p.offset <= w.lastSourceOffset) return p.wrote ?? { written: false };
     let capture: WarcCapture;
     try {
       capture = await p.capture();
@@ -137,19 +150,21 @@ export class DurableAppender {
       throw err;
     }
     try {
-      return await w.write(capture, p.offset);
+      const written = await w.write(capture, p.offset);
+      if (written.written) p.wrote = written;
+      return written;
     } catch (err) {
       if (err instanceof CaptureError) return err;
       throw err;
     }
   }
 
-  /** The batch goes back in front, in order; the writer is reopened after a backoff. */
+  /**
+   * The batch goes back in front, in order; after a backoff the writer goes on in the same file, cut
+   * back to its last whole capture (or, when that fails, is reopened on a new file).
+   */
   private async failed(err: Error, batch: Pending[]): Promise<void> {
     this.queue.unshift(...batch);
-    const w = this.writer;
-    this.writer = undefined;
-    await w?.discard();
     this.failures++;
     const wait = Math.min(this.retry.first * 2 ** Math.min(this.failures - 1, 20), this.retry.max);
     this.o.log.warn(`warc: writing failed (${err.message}); ${this.queue.length} capture(s) wait, none is lost: trying again in ${wait} ms (attempt ${this.failures})`);
@@ -161,6 +176,14 @@ export class DurableAppender {
       };
     });
     this.wake = undefined;
-    if (this.stopped) this.abort(); // rejects what was put back
+    if (this.stopped) return this.abort(); // rejects what was put back
+    const w = this.writer;
+    try {
+      await w?.resume();
+    } catch (resumeErr) {
+      this.o.log.warn(`warc: cannot go on in ${w?.currentFile ?? 'the current file'} (${(resumeErr as Error).message}); a new file is begun`);
+      this.writer = undefined;
+      await w?.discard();
+    }
   }
 }

@@ -84,6 +84,8 @@ export class WarcWriter {
   private seq: number;
   private capturesInFile = 0;
   private lastOffset: number;
+  /** lastOffset when the current file was begun: what a file cut back to its warcinfo leaves. */
+  private fileStartOffset = -1;
   private queue: Promise<unknown> = Promise.resolve();
   private broken: Error | undefined;
   private closed = false;
@@ -155,6 +157,11 @@ export class WarcWriter {
     return new WarcWriter(opts, lastOffset, seq, recovery);
   }
 
+  /** A write or flush failed: resume() (or discard()) before anything else. */
+  get failed(): boolean {
+    return this.broken !== undefined;
+  }
+
   /** The highest source offset already in a file (-1 when none): skip records up to it. */
   get lastSourceOffset(): number {
     return this.lastOffset;
@@ -206,6 +213,35 @@ export class WarcWriter {
       if (this.fh) await this.finishFile();
       this.closed = true;
     });
+  }
+
+  /**
+   * After a failed write or flush (a full disk): cuts the current file back to its last whole capture
+   * and goes on appending to it, so that retries do not leave a new file (and warcinfo) each. A file
+   * that kept nothing whole, not even its warcinfo, is removed and the next write begins another.
+   * Call only once no write or flush is pending.
+   * @throws when the file cannot be recovered; then discard() and open a new writer
+   */
+  async resume(): Promise<void> {
+    const fh = this.fh;
+    const name = this.fileName;
+    this.fh = undefined;
+    await fh?.close().catch(() => undefined);
+    if (name) {
+      const path = join(this.opts.dir, name);
+      const r = await recoverWarcFile(path, this.maxBodyBytes);
+      if (r.size === 0) {
+        await rm(path, { force: true });
+        this.fileName = undefined;
+        this.lastOffset = this.fileStartOffset;
+      } else {
+        this.fh = await open(path, 'r+');
+        this.size = r.size;
+        this.lastOffset = r.last?.source?.offset ?? this.fileStartOffset;
+      }
+    }
+    this.broken = undefined;
+    this.closed = false;
   }
 
   /**
@@ -261,6 +297,7 @@ export class WarcWriter {
     this.fileName = name;
     this.size = 0;
     this.capturesInFile = 0;
+    this.fileStartOffset = this.lastOffset;
     const fields: WarcinfoFields = { ...(this.opts.info ?? {}), software: this.opts.software, operator: this.opts.operator };
     fields['crawlstream-writer'] = this.opts.writerId;
     fields['crawlstream-source'] = `${this.opts.source.topic}/${this.opts.source.partition}`;

@@ -1,5 +1,7 @@
 // `crawlstream query` output tests, run on every engine.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
 import type { ClickHouse } from '../connection.js';
 import { openClickHouse } from '../connection.js';
@@ -71,6 +73,42 @@ export function querySuite(engine: TestEngine): void {
       await assert.rejects(ro.query('SELECT 1 SETTINGS readonly = 0'), /readonly/i);
       assert.deepEqual(await tables(ch), before);
       await assert.rejects(runQuery(ch, 'SELECT 1', 'json'), /needs a read-only connection/);
+    });
+
+    test('should refuse every table function that reads files, URLs, other databases or programs, before sending it', async () => {
+      const { ro } = await reader();
+      // A server on loopback that must never be asked: url() would send it a GET.
+      let asked = 0;
+      const server = createServer((_req, res) => {
+        asked++;
+        res.end('secret\n');
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const secret = `http://127.0.0.1:${(server.address() as AddressInfo).port}/secret`;
+      try {
+        const refusals = [
+          "SELECT * FROM file('/etc/passwd', 'LineAsString')", "SELECT * FROM file('/etc/passwd', 'TSV', 'line String')", "SELECT file('/etc/hostname') AS x",
+          `SELECT * FROM url('${secret}', 'TSV', 'line String')`, `SELECT count() FROM pages WHERE url IN (SELECT * FROM url ('${secret}', 'TSV', 'u String'))`,
+          `DESCRIBE TABLE url('${secret}', 'TSV', 'line String')`, `/* x */ SELECT * FROM "url"('${secret}', 'TSV', 'line String')`,
+          "SELECT * FROM remote('127.0.0.1', system.one)", "SELECT * FROM mysql('127.0.0.1:3306', 'd', 't', 'u', 'p')",
+          "SELECT * FROM executable('cat /etc/passwd', 'TSV', 'a String')",
+        ];
+        // And every table function this engine has that does not make its rows from the query itself.
+        const listed = (await ro.query<{ name: string }>('SELECT name FROM system.table_functions')).map((r) => r.name);
+        const local = new Set(['numbers', 'numbers_mt', 'zeros', 'zeros_mt', 'values', 'null', 'view', 'viewIfPermitted', 'viewExplain', 'merge',
+          'generateRandom', 'generateSeries', 'generate_series', 'format', 'primes', 'SQLStandardValues']);
+        for (const name of listed) if (!local.has(name)) refusals.push(`SELECT * FROM ${name}('/etc/passwd')`);
+        assert.ok(refusals.length >= (engine.name === 'chdb' ? 60 : 15), `${listed.length} table functions listed`);
+        for (const sql of refusals) await assert.rejects(runQuery(ro, sql, 'json'), /reads only the crawl's data: \w+\(\)/, sql);
+        assert.equal(asked, 0, 'no request reached the loopback server');
+        // Tables and table functions that read the crawl's own data still work.
+        assert.equal(await runQuery(ro, "SELECT count() AS n FROM merge(currentDatabase(), '^fetches$')", 'json'), '{"n":"0"}\n');
+        assert.equal(await runQuery(ro, 'SELECT sum(number) AS s FROM numbers(4)', 'json'), '{"s":"6"}\n');
+        await assert.rejects(runQuery(ro, `CREATE TEMPORARY TABLE t (line String) ENGINE = URL('${secret}', TSV)`, 'json'), /only reads|reads only/);
+        assert.equal(asked, 0);
+      } finally {
+        server.close();
+      }
     });
 
     test('should refuse to read a database that does not exist instead of answering with nothing', async () => {

@@ -16,7 +16,7 @@ import { bucketsOfPartition, partitionFor } from '../partitioning.js';
 import type { Topology } from '../topology.js';
 import { StreamTask, type CommitReport, type RawRecord } from '../task/stream-task.js';
 import type { TaskLag } from '../task/task-metrics.js';
-import { catchUp, taskLag } from './catch-up.js';
+import { catchUp, DEFAULT_STOP_GRACE_MS, leaveUnfinished, stopClock, taskLag, type StopReport, type Unfinished } from './catch-up.js';
 import { PartitionLog, type LogEnd } from './partition-log.js';
 import { encodeJson, logEndKey, metaKey, openStateDb, positionKey, readCounters, readJson, readLogEnd, readPosition, type StateDb } from './state-db.js';
 import { GroupCommit, type CommitHost } from './group-commit.js';
@@ -52,17 +52,18 @@ export interface EmbeddedOptions<S> {
 }
 
 export const DEFAULT_PARTITIONS = 8;
-/** How long a stop waits for sinks to finish what the other processors committed. */
-const SINK_DRAIN_MS = 30_000;
+export { DEFAULT_STOP_GRACE_MS, type StopReport, type Unfinished } from './catch-up.js';
 
 export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   readonly tasks: StreamTask<S>[] = [];
   private readonly logs = new Map<string, PartitionLog>();
   private readonly consumers = new Map<string, StreamTask<S>[]>();
   private commits!: GroupCommit<S>;
-  private stopping = false;
-  /** stop() has begun: only sinks still take records. */
-  private draining = false;
+  /**
+   * running; draining once stop() began (only sinks still take records); stopped once every task is
+   * closed (nothing more is read). A fatal error is kept apart (`fatal`): every wait ends with it.
+   */
+  private state: 'running' | 'draining' | 'stopped' = 'running';
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly toPump = new Set<StreamTask<S>>();
   private pumpScheduled = false;
@@ -141,7 +142,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
     }
     for (const [every, tasks] of byInterval) {
       const timer = setInterval(() => {
-        if (this.stopping) return;
+        if (this.state === 'stopped') return;
         const now = this.clock();
         for (const t of tasks) t.punctuate(now).catch((err) => this.fail(err as Error));
       }, every);
@@ -194,42 +195,43 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   }
 
   /**
-   * Stops taking new records, lets records in progress finish (in-flight fetches complete, so
-   * nothing is fetched twice after a resume), commits, and closes.
+   * Stops taking new records, lets records in progress finish (nothing is fetched twice after a
+   * resume) and sinks write what the others committed, commits and closes, all within `graceMs`;
+   * what was still in progress then stays uncommitted for the next start, counted in the report.
    */
-  async stop(options: { dropTopics?: readonly string[] } = {}): Promise<void> {
-    if (this.stopping || this.draining) return;
-    this.draining = true;
+  async stop(options: { dropTopics?: readonly string[]; graceMs?: number } = {}): Promise<StopReport> {
+    if (this.state !== 'running') return { unfinished: [] };
+    this.state = 'draining';
     for (const t of this.timers) clearInterval(t);
+    const { graceOver, othersOver, left, clear } = stopClock(options.graceMs ?? DEFAULT_STOP_GRACE_MS);
+    const endOf = (topic: string, p: number) => this.log(topic, p).end;
+    let unfinished: Unfinished[] = [];
     try {
       if (!this.fatal) {
-        // Processors that write nothing downstream (sinks) then read to the end of what the others
-        // committed, so that what a stopped application produced is in its sinks, not left for its
-        // next start; bounded, as a sink whose destination is away would hold the stop forever.
+        // Sinks (no outputs) then read to the end of what the others committed; every wait is bounded by the grace.
         const sinks = this.tasks.filter((t) => t.node.definition.outputs.length === 0);
         const others = Promise.all(this.tasks.filter((t) => !sinks.includes(t)).map((t) => t.close()));
-        // Once a commit has failed, nothing the records in progress do can be committed: waiting
-        // for them (a sink retrying on a full disk) would only hang the stop.
-        await Promise.race([others, this.fatalSignal]);
+        await Promise.race([others, this.fatalSignal, othersOver]);
         if (!this.fatal) await Promise.race([this.commits.now(), this.fatalSignal]);
-        if (!this.fatal) {
-          await catchUp({ tasks: sinks, endOf: (t, p) => this.log(t, p).end, pump: (t) => this.pumpSoon(t), failed: () => !!this.fatal, boundMs: SINK_DRAIN_MS, log: this.options.log });
-        }
-        await Promise.race([Promise.all(sinks.map((t) => t.close())), this.fatalSignal]);
+        if (!this.fatal) await catchUp({ tasks: sinks, endOf, pump: (t) => this.pumpSoon(t), failed: () => !!this.fatal, boundMs: left() });
+        await Promise.race([Promise.all(sinks.map((t) => t.close())), this.fatalSignal, graceOver]);
       }
-      this.stopping = true;
+      this.state = 'stopped';
       if (this.fatal) {
         await Promise.all(this.tasks.map((t) => t.abandon().catch(() => undefined)));
       } else {
-        await this.commits.now();
+        await this.commits.now(); // what finished in time; what did not stays for the next start, untouched
+        unfinished = leaveUnfinished(this.tasks, endOf);
         if (options.dropTopics?.length && !this.fatal) await this.dropTopics(options.dropTopics);
       }
     } finally {
+      clear();
       this.commits.close();
       for (const log of this.logs.values()) log.close();
       await this.db.close();
     }
     if (this.fatal) throw this.fatal;
+    return { unfinished };
   }
 
   /** Deletes log segments every consumer has passed (and, for retained topics, that are old enough). */
@@ -344,7 +346,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   }
 
   private pump(task: StreamTask<S>): void {
-    if (this.stopping) return;
+    if (this.state === 'stopped') return;
     for (const topic of task.node.inputs) {
       const log = this.log(topic, task.partition);
       this.trimTail(log);

@@ -9,6 +9,7 @@
 // after it, and every pending seed record is rejected with the error.
 import { partitionFor } from '../partitioning.js';
 import type { OutputRecord, StreamTask, TaskCommit } from '../task/stream-task.js';
+import { commitStoreOps, type Committer, type StoreOp } from '../task/task-commit.js';
 import type { AppendRecord, LogEnd, PartitionLog } from './partition-log.js';
 import { counterKey, encodeJson, logEndKey, metaKey, positionKey, type StateDb } from './state-db.js';
 
@@ -26,10 +27,9 @@ export interface CommitHost<S> {
   readonly failed: Error | undefined;
 }
 
-type Op = { type: 'put'; key: Buffer; value: Buffer } | { type: 'del'; key: Buffer };
 interface Pending { outputs: OutputRecord[]; resolve: () => void; reject: (err: Error) => void }
 
-export class GroupCommit<S> {
+export class GroupCommit<S> implements Committer {
   private readonly pending: Pending[] = [];
   private committing = false;
   private again = false;
@@ -129,7 +129,7 @@ export class GroupCommit<S> {
     for (const p of produced) for (const o of p.outputs) route(o);
 
     const round = this.round + 1;
-    const ops: Op[] = [{ type: 'put', key: metaKey('commit-round'), value: encodeJson(round) }];
+    const ops: StoreOp[] = [{ type: 'put', key: metaKey('commit-round'), value: encodeJson(round) }];
     const published: [PartitionLog, LogEnd, ReturnType<PartitionLog['append']>['written']][] = [];
     for (const [topic, lists] of appends) {
       lists.forEach((records, p) => {
@@ -140,9 +140,7 @@ export class GroupCommit<S> {
       });
     }
     for (const [task, c] of commits) {
-      for (const { writes } of c.stores) {
-        for (const w of writes) ops.push(w.value === null ? { type: 'del', key: w.key } : { type: 'put', key: w.key, value: w.value });
-      }
+      commitStoreOps(c, ops);
       const group = this.host.group(task.node.name);
       for (const { topic, position } of c.positions) {
         ops.push({ type: 'put', key: positionKey(group, topic, task.partition), value: encodeJson(position) });

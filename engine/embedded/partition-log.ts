@@ -8,6 +8,7 @@
 // end; `open` then cuts that tail off (the rest of a commit a kill -9 interrupted), so a record is
 // visible exactly when the store writes and input positions committed with it are. Offsets that
 // damage made unreadable are reported as lost ranges; reads pass over them.
+import { Fifo } from '../fifo.js';
 import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RawRecord } from '../task/stream-task.js';
@@ -78,9 +79,7 @@ export class PartitionLog {
    * that keep up never touch the disk. Records every reader has passed are dropped at once: a tail
    * held for no one made the heap, and the garbage collector's work, grow with the log.
    */
-  private tail: RawRecord[] = [];
-  /** First live entry of `tail`: dropping from the front moves this instead of the array (O(1) per record). */
-  private tailHead = 0;
+  private readonly tail = new Fifo<RawRecord>();
   private tailBytes = 0;
   /** False when no reader in this process reads the log: appends keep no tail. */
   private keepTail = true;
@@ -206,8 +205,7 @@ export class PartitionLog {
       this.tail.push(r);
       this.tailBytes += r.value.length + 64;
     }
-    while (this.tailBytes > TAIL_BYTES && this.tailHead < this.tail.length - 1) this.tailBytes -= this.tail[this.tailHead++].value.length + 64;
-    this.compactTail();
+    while (this.tailBytes > TAIL_BYTES && this.tail.size > 1) this.tailBytes -= this.tail.take().value.length + 64;
   }
 
   /** Whether some reader in this process reads the log (a tail serves no one otherwise). */
@@ -218,18 +216,7 @@ export class PartitionLog {
 
   /** Every reader has read below `offset`: the tail need not keep those records. */
   readBy(offset: number): void {
-    while (this.tailHead < this.tail.length && this.tail[this.tailHead].offset < offset) this.tailBytes -= this.tail[this.tailHead++].value.length + 64;
-    this.compactTail();
-  }
-
-  private compactTail(): void {
-    if (this.tailHead === this.tail.length) {
-      this.tail = [];
-      this.tailHead = 0;
-    } else if (this.tailHead > 4096 && this.tailHead * 2 > this.tail.length) {
-      this.tail = this.tail.slice(this.tailHead);
-      this.tailHead = 0;
-    }
+    while (this.tail.size > 0 && this.tail.peek()!.offset < offset) this.tailBytes -= this.tail.take().value.length + 64;
   }
 
   get end(): number {
@@ -273,10 +260,10 @@ export class PartitionLog {
   }
 
   private readRange(from: number, max: number, maxBytes: number): RawRecord[] {
-    const tailStart = this.tailHead < this.tail.length ? this.tail[this.tailHead].offset : Infinity;
+    const tailStart = this.tail.peek()?.offset ?? Infinity;
     if (from >= tailStart) {
-      const i = this.tailHead + from - tailStart;
-      return this.tail.slice(i, Math.min(this.tail.length, i + max));
+      const i = from - tailStart;
+      return this.tail.slice(i, i + max);
     }
     return this.readFromDisk(from, max, maxBytes);
   }

@@ -3,7 +3,10 @@
 // schema registry — so that one batch can commit all of them together. Meta keys: `log-id` (the log
 // identity, also in log/IDENTITY), `format` (data format, see data-dir.ts), `commit-round` (the last
 // group commit's number, written by every commit), `partitions`, `scale-events`.
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Level } from 'level';
+import { whyNotWritable } from './dir-access.js';
 import type { InputPosition } from '../task/input-position.js';
 import type { LogEnd } from './partition-log.js';
 
@@ -15,6 +18,9 @@ export async function openStateDb(path: string): Promise<StateDb> {
     await db.open();
   } catch (err) {
     const cause = (err as { cause?: Error }).cause?.message ?? (err as Error).message;
+    // Checked first: on a read-only disk LevelDB cannot take its LOCK either, which is no other process.
+    const problem = whyNotWritable(existsSync(path) ? path : dirname(path));
+    if (problem) throw new Error(`the data directory ${dirname(path)} cannot be used: ${problem}; the crawl's log and state are written there`);
     if (/lock/i.test(cause)) {
       throw new Error(`the data directory ${path} is in use by another crawlstream process (${cause}); stop it first or pass another --data-dir`);
     }

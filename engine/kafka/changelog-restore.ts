@@ -13,7 +13,10 @@ export interface RestoreTarget {
   from: number;
 }
 
-export type RestoreApply = (topic: string, entries: { key: Buffer; value: Buffer | null; offset: number }[]) => Promise<void>;
+/** A restore that reads nothing for this long is given up (and retried by its caller). */
+const RESTORE_STALL_MS = 60_000;
+
+export type RestoreApply = (topic: string, entries: { key: Buffer; value: Buffer | null; offset: number; timestamp: number }[]) => Promise<void>;
 
 /** Reads each target partition from `from` up to its end offset; returns the offsets reached. */
 export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: RestoreTarget[], apply: RestoreApply): Promise<Map<string, number>> {
@@ -49,8 +52,16 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
     for (const topic of wanted.keys()) await consumer.subscribe({ topic, fromBeginning: true });
     const remaining = new Set(pending.map((t) => `${t.topic}/${t.partition}`));
     let failure: Error | undefined;
+    let lastProgress = performance.now();
+    let stall: NodeJS.Timeout | undefined;
     const done = new Promise<void>((resolve, reject) => {
+      // A consumer that never gets its partitions (a coordinator that stays away after a broker
+      // restart) must not hold the task's open forever: the caller retries.
+      stall = setInterval(() => {
+        if (performance.now() - lastProgress > RESTORE_STALL_MS) reject(new Error(`no progress for ${RESTORE_STALL_MS} ms`));
+      }, 1000);
       const check = (topic: string, partition: number, lastOffset: number) => {
+        lastProgress = performance.now();
         const id = `${topic}/${partition}`;
         reached.set(id, Math.max(reached.get(id) ?? 0, lastOffset + 1));
         if (lastOffset + 1 >= ends.get(id)!) remaining.delete(id);
@@ -64,7 +75,7 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
         eachBatch: async ({ batch, heartbeat }) => {
           const entries = batch.messages
             .filter((m) => Number(m.offset) < ends.get(`${batch.topic}/${batch.partition}`)!)
-            .map((m) => ({ key: m.key ?? Buffer.alloc(0), value: m.value, offset: Number(m.offset) }));
+            .map((m) => ({ key: m.key ?? Buffer.alloc(0), value: m.value, offset: Number(m.offset), timestamp: Number(m.timestamp) }));
           if (entries.length) await apply(batch.topic, entries);
           await heartbeat();
         },
@@ -78,6 +89,7 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
     } catch (err) {
       failure = err as Error;
     }
+    clearInterval(stall);
     seekWhenAssigned();
     if (failure) throw new Error(`restoring from changelogs failed: ${failure.message}`);
   } finally {

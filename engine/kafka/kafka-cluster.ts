@@ -10,6 +10,7 @@ import type { Topology } from '../topology.js';
 import { ConfluentSchemaRegistry } from './confluent-registry.js';
 import { restoreChangelogs } from './changelog-restore.js';
 import { KafkaNames } from './kafka-names.js';
+import { RequestCounts } from './request-counts.js';
 
 export interface ClusterOptions {
   brokers: string[];
@@ -22,6 +23,8 @@ export interface Cluster {
   kafka: Kafka;
   admin: Admin;
   names: KafkaNames;
+  /** Requests sent to the brokers by every client made from `kafka`, by API. */
+  requests: RequestCounts;
   close(): Promise<void>;
 }
 
@@ -39,13 +42,15 @@ export async function connectCluster(o: ClusterOptions): Promise<Cluster> {
     },
     retry: { retries: 12, initialRetryTime: 200, maxRetryTime: 10_000 },
   });
+  const requests = new RequestCounts();
+  requests.attach(kafka);
   const admin = kafka.admin();
   try {
     await admin.connect();
   } catch (err) {
     throw new Error(`cannot reach Kafka at ${o.brokers.join(',')}: ${(err as Error).message}`);
   }
-  return { kafka, admin, names: new KafkaNames(o.prefix ?? ''), close: () => admin.disconnect() };
+  return { kafka, admin, names: new KafkaNames(o.prefix ?? ''), requests, close: () => admin.disconnect() };
 }
 
 /** Registers every topic's value schema as `<physical topic>-value`; an incompatible one stops us here. */

@@ -23,9 +23,17 @@ export class KafkaNames {
     return `${this.prefix}${this.identity}.${processor}.${store}.changelog`;
   }
 
-  /** One transactional producer per task: a task that moves fences its old owner. */
-  transactionalId(processor: string, partition: number): string {
-    return `${this.prefix}${this.identity}.${processor}.${partition}`;
+  /** One transactional producer per worker process: every task it runs commits in its transactions. */
+  workerTransactionalId(worker: string): string {
+    return `${this.prefix}${this.identity}.worker.${worker}`;
+  }
+
+  /**
+   * Which worker's transactional id may write for each task (compacted, one partition): a task's new
+   * owner fences the last one unless it released the task (engine/kafka/task-owners.ts).
+   */
+  get taskOwners(): string {
+    return `${this.prefix}${this.identity}.task-owners`;
   }
 
   /**

@@ -3,13 +3,16 @@
 // processes share the work and tasks move between them. It follows the cluster state: a pause stops
 // work that honours RuntimeControl, and a new generation (a new partition count) re-opens every task.
 import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
 import type { Producer } from 'kafkajs';
 import type { Logger, RuntimeControl } from '../api.js';
 import { selectProcessors, type ProcessorNode, type Topology } from '../topology.js';
 import type { TopicCodecs } from '../avro/topic-codecs.js';
 import { missingTopics, partitionCount, readClusterState, readLogId, topologyCodecs, watchClusterState, type Cluster, type ClusterState } from './kafka-cluster.js';
-import { ProcessorRunner } from './processor-runner.js';
+import { ProcessorRunner, reopenAll } from './processor-runner.js';
 import { ensureChangelogs } from './topic-admin.js';
+import { TaskOwners } from './task-owners.js';
+import { WorkerTransactions } from './worker-transactions.js';
 import type { TaskStatus } from './task-status.js';
 import type { CommitReport, StreamTask } from '../task/stream-task.js';
 
@@ -25,8 +28,12 @@ export interface KafkaRuntimeOptions<S> {
   dataDir: string;
   log: Logger;
   sessionTimeoutMs?: number;
-  /** Least time between a task's transactions (default 100 ms). */
+  /** Least time between the worker's transactions while it has work (default 100 ms). */
   commitIntervalMs?: number;
+  /** How long a task's new owner waits for its live previous owner to release it before fencing it (default 3 s). */
+  handoverGraceMs?: number;
+  /** The processors' clock (default Date.now), as the embedded runtime's. */
+  clock?: () => number;
   /** Told what each committed task transaction held (metrics); must return at once. */
   onCommitted?: (report: CommitReport) => void;
 }
@@ -39,9 +46,23 @@ export interface TaskProgress<S> {
   settled: boolean;
 }
 
+/**
+ * A task's new owner waits at most this long for its live previous owner to release it before fencing
+ * it (a hand-over usually releases within a commit interval; a fence makes the old owner re-open all
+ * its tasks, so it is kept for owners that are gone or stuck). A kill -9 costs this on top of the
+ * session timeout.
+ */
+export const HANDOVER_GRACE_MS = 5_000;
+
 export class KafkaRuntime<S> {
   readonly id = `${hostname()}-${process.pid}`;
   private runners: ProcessorRunner<S>[] = [];
+  private owners!: TaskOwners;
+  private transactions!: WorkerTransactions;
+  private fatal: Error | undefined;
+  private onFatal!: (err: Error) => void;
+  /** Settles with the error that stopped the runtime (a failed punctuation), as the embedded runtime's whenStopped. */
+  readonly failed = new Promise<Error>((resolve) => (this.onFatal = resolve));
   private statusProducer: Producer | undefined;
   private statusTimer: NodeJS.Timeout | undefined;
   private unwatch: (() => Promise<void>) | undefined;
@@ -72,6 +93,17 @@ export class KafkaRuntime<S> {
     this.generation = this.runningGeneration = state?.control.generation ?? 0;
     this.partitions = await partitionCount(cluster, [...topology.topics.keys()][0]);
     if (state?.control.partitions) this.partitions = Math.min(this.partitions, state.control.partitions);
+    // One transactional producer for every task of this process; a fresh id per process, so that a
+    // restarted worker never inherits (or fences) a live one's transactions.
+    const transactionalId = cluster.names.workerTransactionalId(`${this.id}-${randomUUID().slice(0, 8)}`);
+    this.owners = new TaskOwners({ kafka: cluster.kafka, admin: cluster.admin, topic: cluster.names.taskOwners, me: transactionalId, log, graceMs: this.o.handoverGraceMs ?? HANDOVER_GRACE_MS });
+    this.transactions = new WorkerTransactions({
+      kafka: cluster.kafka, names: cluster.names, transactionalId, intervalMs: this.o.commitIntervalMs, log,
+      onFailure: (err, fenced) => this.recover(err, fenced),
+    });
+    await this.ensureTopics();
+    await this.owners.start();
+    await this.transactions.start();
     await this.startRunners();
     this.unwatch = await watchClusterState(cluster, this.id, (s) => this.follow(s));
     this.statusProducer = cluster.kafka.producer();
@@ -85,9 +117,28 @@ export class KafkaRuntime<S> {
     if (this.statusTimer) clearInterval(this.statusTimer);
     await this.phase('re-opening tasks', this.reopening);
     await this.phase('the cluster state watch', this.unwatch?.().catch(() => {}));
-    await Promise.all(this.runners.map((r) => this.phase(`${r.name} tasks`, r.stop())));
+    await Promise.all(this.runners.map((r) => this.phase(`${r.name} tasks`, this.fatal ? r.abandonAll() : r.stop())));
+    await this.transactions?.stop();
+    await this.owners?.stop();
     await this.phase('the last status', this.publishStatus(true).catch(() => {}));
     await this.phase('the status producer', this.statusProducer?.disconnect().catch(() => {}));
+  }
+
+  /** The worker's transaction failed: nothing it held is known to be committed (see reopenAll). */
+  private recover(err: Error, fenced: boolean): void {
+    this.o.log.warn(`the worker's transaction failed (${err.message})${fenced ? ': another worker fenced this one' : ''}; re-opening every task from its last commit`);
+    this.reopening = this.reopening.then(async () => {
+      if (!this.fatal) await reopenAll(this.runners, this.transactions);
+    }).catch((e) => this.o.log.warn(`re-opening tasks failed: ${(e as Error).message}`));
+  }
+
+  /** Stops every task at once, committing nothing, and reports the error (a failed punctuation). */
+  private fail(err: Error): void {
+    if (this.fatal) return;
+    this.fatal = err;
+    this.o.log.warn(`fatal: ${err.message}`);
+    this.reopening = this.reopening.then(() => Promise.all(this.runners.map((r) => r.abandonAll()))).then(() => undefined, () => undefined);
+    this.onFatal(err);
   }
 
   /** Says what a slow stop is waiting for, so that an operator is not left guessing. */
@@ -112,6 +163,7 @@ export class KafkaRuntime<S> {
       log.info(`partition count now ${partitions} (generation ${this.generation}): re-opening every task`);
       await Promise.all(this.runners.map((r) => r.stop()));
       this.partitions = partitions;
+      await this.ensureTopics();
       await this.startRunners();
       this.runningGeneration = this.generation;
     }).catch((err) => log.warn(`re-opening tasks failed: ${(err as Error).message}`));
@@ -138,14 +190,19 @@ export class KafkaRuntime<S> {
     return out;
   }
 
-  private async startRunners(): Promise<void> {
+  private async ensureTopics(): Promise<void> {
     const { cluster } = this.o;
     const made = await ensureChangelogs(cluster.admin, cluster.names, this.nodes, this.partitions);
-    if (made.length) this.o.log.info(`created or grew ${made.length} changelog(s) of processors added after \`topics create\`: ${made.join(', ')}`);
+    if (made.length) this.o.log.info(`created or grew ${made.length} topic(s) made after \`topics create\`: ${made.join(', ')}`);
+  }
+
+  private async startRunners(): Promise<void> {
+    const { cluster } = this.o;
     this.runners = this.nodes.map((node) => new ProcessorRunner<S>({
       kafka: cluster.kafka, admin: cluster.admin, names: cluster.names, node, partitions: this.partitions,
       dataDir: this.o.dataDir, codecs: this.codecs, services: this.o.services, logId: this.logId, log: this.o.log,
-      sessionTimeoutMs: this.o.sessionTimeoutMs ?? 10_000, commitIntervalMs: this.o.commitIntervalMs, onCommitted: this.o.onCommitted,
+      clock: this.o.clock ?? Date.now, owners: this.owners, transactions: this.transactions,
+      sessionTimeoutMs: this.o.sessionTimeoutMs ?? 10_000, onCommitted: this.o.onCommitted, onFatal: (err) => this.fail(err),
     }));
     await Promise.all(this.runners.map((r) => r.start()));
   }

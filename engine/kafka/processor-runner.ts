@@ -1,18 +1,40 @@
 // One processor of the topology on Kafka: a consumer group over its input topics with the
-// co-partitioned assigner, and one KafkaTaskHost per assigned partition. Partitions that move away
-// are handed over (finished work committed, work in progress left to the new owner); new ones restore
-// their state first.
+// co-partitioned assigner, and one KafkaTaskHost per assigned partition, all committing in the
+// worker's transactions. Partitions that move away are handed over (finished work committed, work in
+// progress left to the new owner); new ones are taken over and restore their state first.
 import type { Consumer, EachBatchPayload } from 'kafkajs';
 import type { RawRecord } from '../task/stream-task.js';
 import { coPartitionedAssigner } from './co-partitioned-assigner.js';
 import { KafkaTaskHost, type KafkaTaskOptions } from './kafka-task-host.js';
 import { OffsetGapGuard } from './offset-gaps.js';
+import type { WorkerTransactions } from './worker-transactions.js';
+
+/**
+ * After a failed worker transaction: every task abandoned, the producer re-initialised (ending that
+ * transaction one way or the other), each group joined afresh, so that only the tasks the worker owns
+ * now re-open, each from its last commit.
+ */
+export async function reopenAll(runners: readonly ProcessorRunner<any>[], transactions: WorkerTransactions): Promise<void> {
+  await Promise.all(runners.map((r) => r.abandonTasks()));
+  await transactions.reset();
+  await Promise.all(runners.map((r) => r.reopen()));
+}
 
 /** What every task of the runner shares; partitions and callbacks are the runner's to fill in. */
-export interface RunnerOptions<S> extends Omit<KafkaTaskOptions<S>, 'partition' | 'onLost' | 'onActivity'> {
+export interface RunnerOptions<S> extends Omit<KafkaTaskOptions<S>, 'partition' | 'onActivity'> {
   /** Session timeout: how long a dead worker keeps its tasks before they move. */
   sessionTimeoutMs: number;
+  /** A punctuation failed: the runtime stops, as the embedded one does. Must return at once. */
+  onFatal: (err: Error) => void;
 }
+
+/**
+ * How long a consumer's fetch waits on the broker when there is nothing to read: a fetch returns as
+ * soon as a committed record arrives, so this bounds only idle polling (nine consumers polling every
+ * 50 ms cost the broker ~180 requests a second per worker doing nothing; 500 ms still left idle
+ * polls the most frequent request of a one-worker crawl).
+ */
+const MAX_WAIT_MS = 1_000;
 
 export class ProcessorRunner<S = unknown> {
   readonly hosts = new Map<number, Promise<KafkaTaskHost<S> | undefined>>();
@@ -21,6 +43,11 @@ export class ProcessorRunner<S = unknown> {
   readonly consumedUpTo = new Map<string, number>();
   private consumer!: Consumer;
   private assignment = new Set<number>();
+  /** Bumped when every task is dropped: an open begun before then abandons what it opened. */
+  private epoch = 0;
+  /** The open under way for each partition, and the hand-overs not yet over. */
+  private readonly opening = new Map<number, object>();
+  private readonly leaving = new Map<number, Promise<void>>();
   private stopping = false;
   private punctuator: NodeJS.Timeout | undefined;
   private readonly gaps = new WeakMap<KafkaTaskHost<S>, OffsetGapGuard>();
@@ -39,8 +66,8 @@ export class ProcessorRunner<S = unknown> {
     const every = this.o.node.definition.punctuateEveryMs;
     if (every) {
       this.punctuator = setInterval(() => {
-        const now = Date.now();
-        for (const host of this.ready.values()) host.task.punctuate(now).catch((err) => this.o.log.warn(`${host.id}: punctuate failed: ${(err as Error).message}`));
+        const now = this.o.clock();
+        for (const host of this.ready.values()) host.task.punctuate(now).catch((err) => this.o.onFatal(new Error(`${host.id}: punctuate failed: ${(err as Error)?.stack ?? err}`)));
       }, every);
     }
     await this.startConsumer();
@@ -55,7 +82,7 @@ export class ProcessorRunner<S = unknown> {
       sessionTimeout: this.o.sessionTimeoutMs,
       heartbeatInterval: Math.max(500, Math.floor(this.o.sessionTimeoutMs / 6)),
       rebalanceTimeout: 60_000,
-      maxWaitTimeInMs: 50,
+      maxWaitTimeInMs: MAX_WAIT_MS,
       maxBytesPerPartition: 20 * 1024 * 1024,
       maxBytes: 64 * 1024 * 1024,
     });
@@ -105,79 +132,124 @@ export class ProcessorRunner<S = unknown> {
     }
   }
 
-  /** Clean stop: records in progress finish and are committed, then the group is left. */
+  /** Clean stop: records in progress finish and are committed with the tasks' release, then the group is left. */
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.punctuator);
     await this.consumer.stop().catch(() => {});
-    await Promise.all([...this.hosts.values()].map(async (h) => (await h)?.close(true)));
+    await Promise.all([...this.hosts.values()].map(async (h) => (await h)?.close()));
     await this.consumer.disconnect().catch(() => {});
   }
 
-  /** Hard stop for tests of a dying worker: nothing is committed. */
+  /** Stops at once, committing nothing (a dying worker, a fatal error). */
   async abandonAll(): Promise<void> {
     this.stopping = true;
     clearInterval(this.punctuator);
-    await Promise.all([...this.hosts.values()].map(async (h) => (await h)?.close(false)));
+    await this.consumer?.disconnect().catch(() => {});
+    await this.dropTasks();
   }
 
-  /** A task that can no longer commit is closed without committing and, if still ours, opened afresh. */
-  private reopen(partition: number, lost: KafkaTaskHost<S>, reason: string): void {
+  /**
+   * Abandons every task, committing nothing, and stays in the group (leaving it would rebalance every
+   * other worker too); reopen() opens the partitions assigned now again.
+   */
+  async abandonTasks(): Promise<void> {
+    const owned = this.assignment;
+    await this.dropTasks();
+    this.assignment = owned;
+  }
+
+  /**
+   * Opens every partition assigned now, each from its last commit, and reads them again from there.
+   * An assignment that went stale meanwhile is corrected at the consumer's next heartbeat: an open
+   * that is no longer wanted gives up without fencing anyone (TaskOwners.takeOver).
+   */
+  async reopen(): Promise<void> {
     if (this.stopping) return;
-    this.o.log.warn(`${lost.id}: cannot commit (${reason}); re-opening it from its last commit`);
-    const current = this.hosts.get(partition);
-    this.hosts.delete(partition);
-    this.ready.delete(partition);
-    void (async () => {
-      await (await current)?.close(false).catch(() => {});
-      if (!this.assignment.has(partition) || this.hosts.has(partition)) return;
-      this.reassign(new Set(this.assignment));
-      const fresh = await this.hosts.get(partition);
-      // The consumer read past what the lost task committed; read again from where the new one
-      // starts. A consumer that is itself restarting rejoins from the committed offsets anyway.
-      for (const topic of this.o.node.inputs) {
-        try {
-          if (fresh) this.consumer.seek({ topic: this.o.names.topic(topic), partition, offset: String(fresh.task.nextOffset(topic)) });
-        } catch {
-          // not running right now: see above
+    const owned = this.assignment;
+    this.assignment = new Set();
+    this.reassign(owned);
+    for (const p of owned) {
+      void this.hosts.get(p)?.then((host) => {
+        if (!host) return;
+        for (const topic of this.o.node.inputs) {
+          try {
+            this.consumer?.seek({ topic: this.o.names.topic(topic), partition: p, offset: String(host.task.nextOffset(topic)) });
+          } catch {
+            // the consumer is between generations: its next assignment starts from the group offsets, and records a task already has are skipped
+          }
         }
-      }
-    })().catch((err) => this.o.log.warn(`${this.name}-${partition}: re-opening failed: ${(err as Error).message}`));
+      });
+    }
+  }
+
+
+
+  /**
+   * Abandons every task. Opens still under way are not waited for (one may wait on a broker that is
+   * away): they see the new epoch and abandon what they opened themselves.
+   */
+  private async dropTasks(): Promise<void> {
+    this.epoch++;
+    const ready = [...this.ready.values()];
+    this.hosts.clear();
+    this.ready.clear();
+    this.opening.clear();
+    this.leaving.clear();
+    this.assignment = new Set();
+    await Promise.all(ready.map((h) => h.abandon().catch(() => {})));
   }
 
   private reassign(owned: Set<number>): void {
+    this.assignment = owned;
     for (const p of [...this.hosts.keys()]) {
       if (owned.has(p)) continue;
       const host = this.hosts.get(p)!;
       this.hosts.delete(p);
       this.ready.delete(p);
-      void host.then((h) => h?.handOver()).catch((err) => this.o.log.warn(`handing over ${this.name}-${p}: ${(err as Error).message}`));
+      this.opening.delete(p);
+      // A partition that comes back before this ends opens after it (one LevelDB, one owner at a time).
+      const left = host.then((h) => h?.handOver()).catch((err) => this.o.log.warn(`handing over ${this.name}/${p}: ${(err as Error).message}`));
+      this.leaving.set(p, left);
+      void left.then(() => {
+        if (this.leaving.get(p) === left) this.leaving.delete(p);
+      });
     }
     for (const p of owned) {
       if (this.hosts.has(p) || p >= this.o.partitions) continue;
-      this.hosts.set(p, this.open(p));
+      const token = {};
+      this.opening.set(p, token);
+      this.hosts.set(p, this.open(p, token));
     }
-    this.assignment = owned;
   }
 
   /** Opens the task, retrying with backoff while the cluster is unreachable and the partition is ours. */
-  private async open(p: number): Promise<KafkaTaskHost<S> | undefined> {
-    for (let attempt = 0; !this.stopping; attempt++) {
-      const host = new KafkaTaskHost({ ...this.o, partition: p, onActivity: () => {}, onLost: (h, reason) => this.reopen(p, h, reason) });
+  private async open(p: number, token: object): Promise<KafkaTaskHost<S> | undefined> {
+    await this.leaving.get(p);
+    const epoch = this.epoch;
+    // Dropped: every task is being abandoned (a failed transaction, a stop at once).
+    const dropped = () => this.stopping || this.epoch !== epoch;
+    // Still this open's: the partition did not move on (or leave and come back) meanwhile.
+    const current = () => this.opening.get(p) === token && this.assignment.has(p);
+    for (let attempt = 0; !dropped() && current(); attempt++) {
+      const host = new KafkaTaskHost({ ...this.o, partition: p, onActivity: () => {} });
       try {
-        await host.open();
-        if (!this.assignment.has(p) || this.stopping) {
-          await host.close(false);
+        if (!(await host.open(() => current() && !dropped()))) return undefined;
+        if (dropped()) {
+          await host.abandon(); // nothing of it may commit
+          return undefined;
+        }
+        if (!current()) {
+          await host.handOver(); // moved on meanwhile: release it at once rather than make its new owner wait
           return undefined;
         }
         this.ready.set(p, host);
         return host;
       } catch (err) {
-        await host.close(false).catch(() => {});
+        await host.abandon().catch(() => {});
         const wait = Math.min(500 * 2 ** attempt, 10_000);
         this.o.log.warn(`${this.name}-${p}: cannot start (${(err as Error).message}); trying again in ${wait} ms`);
         await new Promise((r) => setTimeout(r, wait));
-        if (!this.assignment.has(p)) return undefined;
       }
     }
     return undefined;

@@ -19,6 +19,11 @@ function changelogPlans(p: ProcessorNode, names: KafkaNames, partitions: number)
   }));
 }
 
+/** Claims and releases of tasks: small, read whole by every worker, so compacted often. */
+function ownersPlan(names: KafkaNames): TopicPlan {
+  return { name: names.taskOwners, partitions: 1, configs: { 'cleanup.policy': 'compact', 'segment.ms': String(10 * 60_000), 'min.compaction.lag.ms': '0' } };
+}
+
 export function plannedTopics(topology: Topology, names: KafkaNames, partitions: number): TopicPlan[] {
   const plans: TopicPlan[] = [];
   for (const t of topology.topics.values()) {
@@ -29,19 +34,21 @@ export function plannedTopics(topology: Topology, names: KafkaNames, partitions:
     });
   }
   for (const p of topology.processors) plans.push(...changelogPlans(p, names, partitions));
+  plans.push(ownersPlan(names));
   plans.push({ name: names.stateTopic, partitions: 1, configs: { 'cleanup.policy': 'compact' } });
   plans.push({ name: names.taskStatus, partitions: 1, configs: { 'cleanup.policy': 'compact', 'segment.ms': String(60_000) } });
   return plans;
 }
 
 /**
- * The changelogs of the given processors, created where missing and grown to `partitions`: a processor
+ * The changelogs of the given processors (and the owners topic), created where missing and grown to `partitions`: a processor
  * added to a running application (a module, an optional stage) after `topics create` or a scale-out
  * has none yet, and every task commits its positions to one.
  */
 export async function ensureChangelogs(admin: Admin, names: KafkaNames, nodes: readonly ProcessorNode[], partitions: number): Promise<string[]> {
   const plans = nodes.flatMap((p) => changelogPlans(p, names, partitions));
-  const created = await createTopics(admin, plans);
+  // Clusters made before tasks were claimed have no owners topic yet.
+  const created = await createTopics(admin, [...plans, ownersPlan(names)]);
   const counts = await partitionCounts(admin, plans.map((p) => p.name));
   const grow = plans.filter((p) => (counts.get(p.name) ?? partitions) < partitions).map((p) => ({ topic: p.name, count: partitions }));
   if (grow.length) await admin.createPartitions({ topicPartitions: grow });

@@ -69,16 +69,18 @@ export async function runEmbeddedReplay<S>(o: EmbeddedReplayOptions<S>): Promise
     const readers = () => runtime.tasks.filter((t) => t.node.name === reader);
     // Progress counts committed records, not records read: a concurrent processor reads far ahead of
     // what it has finished. Once idle, everything read is finished.
+    // Records damage made unreadable are passed over as if done: they count as unreadable, not replayed.
     const done = () => readers().reduce((n, t) => n + Math.max(0, t.committedBase(plan.from) - starts[t.partition]), 0);
     const read = () => readers().reduce((n, t) => n + (t.nextOffset(plan.from) - starts[t.partition]), 0);
     await runtime.start();
-    if (o.onProgress) timer = setInterval(() => o.onProgress!(meter.measure(done())), 2000);
+    const unreadable = runtime.damageSummary().unprocessed;
+    if (o.onProgress) timer = setInterval(() => o.onProgress!(meter.measure(Math.max(0, done() - unreadable), unreadable)), 2000);
     await runtime.whenIdle(o.signal);
     const lost = runtime.damageSummary();
     if (lost.unprocessed) {
       o.log.warn(`replay ${plan.id}: ${lost.unprocessed} records could not be read (log damage, see above) and were not replayed`);
     }
-    return { ...meter.measure(read()), lost };
+    return { ...meter.measure(Math.max(0, read() - lost.unprocessed), lost.unprocessed), lost };
   } finally {
     if (timer) clearInterval(timer);
     // The private topics go with their recorded ends and positions, so a later open finds nothing missing.

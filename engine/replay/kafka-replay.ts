@@ -4,7 +4,11 @@
 import type { Logger } from '../api.js';
 import { connectCluster, partitionCount, readLogId, topologyCodecs } from '../kafka/kafka-cluster.js';
 import { KafkaNames } from '../kafka/kafka-names.js';
-import { ProcessorRunner } from '../kafka/processor-runner.js';
+import { randomUUID } from 'node:crypto';
+import { ProcessorRunner, reopenAll } from '../kafka/processor-runner.js';
+import { HANDOVER_GRACE_MS } from '../kafka/kafka-runtime.js';
+import { TaskOwners } from '../kafka/task-owners.js';
+import { WorkerTransactions } from '../kafka/worker-transactions.js';
 import { createTopics, plannedTopics } from '../kafka/topic-admin.js';
 import type { ReplayPlan } from './replay-plan.js';
 import { ProgressMeter, type ReplayProgress, type ReplayView } from './replay-progress.js';
@@ -34,6 +38,9 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
   const names = new KafkaNames(o.prefix, `crawlstream.replay-${plan.id}`);
   const from = plan.from;
   const runners: ProcessorRunner<S>[] = [];
+  let owners: TaskOwners | undefined;
+  let transactions: WorkerTransactions | undefined;
+  let failure: Error | undefined;
   let timer: NodeJS.Timeout | undefined;
   const created: string[] = [];
   try {
@@ -67,13 +74,29 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
       if (!node.inputs.includes(from)) continue;
       await cluster.admin.setOffsets({ groupId: names.group(node.name), topic: source, partitions: [...starts].map(([partition, offset]) => ({ partition, offset: String(offset) })) });
     }
+    const transactionalId = names.workerTransactionalId(randomUUID().slice(0, 8));
+    owners = new TaskOwners({ kafka: cluster.kafka, admin: cluster.admin, topic: names.taskOwners, me: transactionalId, log: o.log, graceMs: HANDOVER_GRACE_MS });
+    let reopening = Promise.resolve();
+    const commits = (transactions = new WorkerTransactions({
+      kafka: cluster.kafka, names, transactionalId, log: o.log,
+      onFailure: (err) => {
+        o.log.warn(`replay ${plan.id}: a transaction failed (${err.message}); re-opening its tasks from their last commit`);
+        reopening = reopening.then(() => reopenAll(runners, commits)).catch((e: Error) => o.log.warn(`replay ${plan.id}: re-opening failed: ${e.message}`));
+      },
+    }));
+    await owners.start();
+    await commits.start();
     const total = [...ends].reduce((n, [p, end]) => n + end - starts.get(p)!, 0);
     const meter = new ProgressMeter(total);
     for (const node of plan.topology.processors) {
       runners.push(new ProcessorRunner({
         kafka: cluster.kafka, admin: cluster.admin, names, node, partitions, codecs, services: o.services, logId, log: o.log,
         dataDir: o.dataDir ?? `crawl-data/replay-${plan.id}`,
-        sessionTimeoutMs: 10_000,
+        sessionTimeoutMs: 10_000, clock: Date.now, owners, transactions: commits,
+        onFatal: (err) => {
+          failure ??= err;
+          o.log.warn(`replay ${plan.id}: ${err.message}`);
+        },
         // Kafka scaling drains topics before it moves hosts and copies no record, so a record is
         // replayed in the partition it lies in, whoever owns its host today.
         owns: () => true,
@@ -110,6 +133,7 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
     };
     let quiet = 0;
     while (quiet < 3 && !o.signal?.aborted) {
+      if (failure) throw failure;
       await new Promise((r) => setTimeout(r, 500));
       const finished = read() >= total && (await allRead()) && runners.every((r) => r.tasks().length === partitions && r.tasks().every((t) => t.settled()));
       quiet = finished ? quiet + 1 : 0;
@@ -117,7 +141,9 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
     return meter.measure(read());
   } finally {
     if (timer) clearInterval(timer);
-    await Promise.all(runners.map((r) => r.stop()));
+    await Promise.all(runners.map((r) => (failure ? r.abandonAll() : r.stop())));
+    await transactions?.stop();
+    await owners?.stop();
     if (!o.signal?.aborted && created.length) {
       await cluster.admin.deleteTopics({ topics: created }).catch((err: Error) =>
         o.log.warn(`replay ${plan.id}: could not delete its topics (${err.message}); delete ${created.join(', ')} by hand`));

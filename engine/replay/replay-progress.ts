@@ -10,8 +10,11 @@ export interface ReplayView<S> {
 }
 
 export interface ReplayProgress {
+  /** Records replayed (unreadable ones not included). */
   done: number;
   total: number;
+  /** Records of the range that log damage made unreadable: not replayed. */
+  unreadable?: number;
   perSecond: number;
   etaSeconds: number;
 }
@@ -21,15 +24,18 @@ export class ProgressMeter {
 
   constructor(readonly total: number) {}
 
-  measure(done: number): ReplayProgress {
+  /** `unreadable` records were passed over (log damage): they are neither done nor left to do. */
+  measure(done: number, unreadable = 0): ReplayProgress {
     const seconds = (performance.now() - this.started) / 1000;
     const perSecond = done / Math.max(seconds, 0.001);
-    return { done, total: this.total, perSecond, etaSeconds: perSecond > 0 ? Math.max(0, this.total - done) / perSecond : Infinity };
+    const left = Math.max(0, this.total - done - unreadable);
+    return { done, total: this.total, unreadable, perSecond, etaSeconds: perSecond > 0 ? left / perSecond : left ? Infinity : 0 };
   }
 }
 
 export function formatProgress(p: ReplayProgress): string {
   const pct = p.total ? ((100 * p.done) / p.total).toFixed(1) : '100.0';
   const eta = Number.isFinite(p.etaSeconds) ? `${Math.ceil(p.etaSeconds)} s` : '?';
-  return `replayed ${p.done} of ${p.total} records (${pct} %) | ${p.perSecond.toFixed(1)} records/s | ETA ${eta}`;
+  const unreadable = p.unreadable ? `, ${p.unreadable} unreadable (log damage)` : '';
+  return `replayed ${p.done} of ${p.total} records (${pct} %)${unreadable} | ${p.perSecond.toFixed(1)} records/s | ETA ${eta}`;
 }

@@ -85,4 +85,11 @@ export class InputTracker {
   committedBase(): number {
     return this.committed.base;
   }
+
+  /** Records below `end` not durably processed yet (read or not): a restart processes them. */
+  uncommittedBelow(end: number): number {
+    let done = 0;
+    for (const o of this.committed.done) if (o < end) done++;
+    return Math.max(0, end - this.committed.base - done);
+  }
 }

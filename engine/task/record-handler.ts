@@ -1,5 +1,7 @@
-// How a task handles one record: decode, process, and on failure undo what the record did and send
-// it to the dead-letter topic with its reason. Synchronous processors cost no promise per record.
+// How a task handles one record: decode, process, and on failure undo what the record did. What the
+// record leaves behind when it ends (its position, its outputs, a dead letter) is the task's decision
+// (StreamTask.recordEnded), told here with the failure's reason if any. Synchronous processors cost
+// no promise per record.
 import type { InputRecord, Logger, Processor, ProcessorContext } from '../api.js';
 import { type TopicCodecs, UnknownSchemaIdError } from '../avro/topic-codecs.js';
 import { DEAD_LETTERS, deadLetterFor } from '../dead-letters.js';
@@ -22,10 +24,8 @@ export interface RecordHandlerParts {
   clock: () => number;
   /** Physical input topic → the name the processor declared. */
   declared: ReadonlyMap<string, string>;
-  /** True while the task hands its partition over: concurrent records then stay unfinished. */
-  handingOver(): boolean;
-  /** The record is done (processed or dead-lettered): its offset may be committed. */
-  finish(record: RawRecord): void;
+  /** The record ended: processed (`failure` undefined), or failed and undone, with the reason. */
+  ended(record: RawRecord, failure: string | undefined, sink: OutputRecord[]): void;
 }
 
 const NO_MARKS: number[] = [];
@@ -35,10 +35,9 @@ export class RecordHandler {
 
   /**
    * Processes `record`, its outputs going to `sink`. Returns a promise only when the processor (or
-   * loading an unknown schema) does. `concurrent`: the record runs beside others, so a hand-over
-   * interrupting it leaves it unfinished for the next owner.
+   * loading an unknown schema) does.
    */
-  handle(record: RawRecord, ctx: Context, sink: OutputRecord[], concurrent: boolean, schemaLoaded = false): void | Promise<void> {
+  handle(record: RawRecord, ctx: Context, sink: OutputRecord[], schemaLoaded = false): void | Promise<void> {
     const { p } = this;
     let value: unknown;
     try {
@@ -46,11 +45,11 @@ export class RecordHandler {
     } catch (err) {
       if (err instanceof UnknownSchemaIdError && !schemaLoaded) {
         return p.codecs.loadSchemaId(err.schemaId).then(
-          () => this.handle(record, ctx, sink, concurrent, true),
-          (loadErr: Error) => this.undecodable(record, loadErr, sink),
+          () => this.handle(record, ctx, sink, true),
+          (loadErr: Error) => p.ended(record, `undecodable: ${loadErr.message}`, sink),
         );
       }
-      return this.undecodable(record, err as Error, sink);
+      return p.ended(record, `undecodable: ${(err as Error).message}`, sink);
     }
     const mark = sink.length;
     const journal = p.stores.length === 0 ? NO_MARKS : p.stores.map((s) => s.journalMark());
@@ -62,10 +61,7 @@ export class RecordHandler {
       // Undo what the failed record did, so that a commit holds either all of a record or none.
       sink.length = mark;
       p.stores.forEach((s, i) => s.rollbackTo(journal[i]));
-      // A record interrupted by a hand-over did not fail: its next owner processes it again.
-      if (concurrent && p.handingOver()) return;
-      this.deadLetter(record, `processor failed: ${(err as Error)?.stack ?? err}`, sink);
-      p.finish(record);
+      p.ended(record, `processor failed: ${(err as Error)?.stack ?? err}`, sink);
     };
     let result: void | Promise<void>;
     try {
@@ -73,22 +69,12 @@ export class RecordHandler {
     } catch (err) {
       return failed(err);
     }
-    if (result) return result.then(() => this.finished(record, concurrent), failed);
-    this.finished(record, concurrent);
+    if (result) return result.then(() => p.ended(record, undefined, sink), failed);
+    p.ended(record, undefined, sink);
   }
 
-  private finished(record: RawRecord, concurrent: boolean): void {
-    // Concurrent records still running when the task was handed over stay unfinished.
-    if (concurrent && this.p.handingOver()) return;
-    this.p.finish(record);
-  }
-
-  private undecodable(record: RawRecord, err: Error, sink: OutputRecord[]): void {
-    this.deadLetter(record, `undecodable: ${err.message}`, sink);
-    this.p.finish(record);
-  }
-
-  private deadLetter(record: RawRecord, reason: string, sink: OutputRecord[]): void {
+  /** Adds the dead letter of a record that failed for `reason` to `sink`. */
+  deadLetter(record: RawRecord, reason: string, sink: OutputRecord[]): void {
     const { p } = this;
     p.metrics.count('dead-letters');
     p.log.warn(`${p.id}: ${record.topic}/${record.partition}@${record.offset} sent to ${DEAD_LETTERS}: ${reason.split('\n')[0]}`);

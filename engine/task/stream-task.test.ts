@@ -70,7 +70,7 @@ describe('StreamTask exits', () => {
     assert.deepEqual(commit.positions, [{ topic: 'lines', position: { base: 1, done: [] } }], 'the position stops below the first unfinished record');
     assert.deepEqual(warnings, []);
     assert.equal(task.capacity(), 0, 'a handed-over task takes no more records');
-    assert.equal(task.lifecycle.state, 'closed');
+    assert.equal(task.lifecycle.state, 'handed-over');
   });
 
   it('should let records in progress finish on a clean close and commit all of them', async () => {
@@ -95,7 +95,7 @@ describe('StreamTask exits', () => {
     await until(() => task.inFlightCount() === 1);
     await task.abandon();
     assert.equal(task.takeCommit(), undefined, 'an abandoned task\'s work is its next owner\'s');
-    assert.equal(task.lifecycle.state, 'closed');
+    assert.equal(task.lifecycle.state, 'abandoned');
   });
 
   it('should never hand a commit out while a sequential record is mid-way', async () => {

@@ -11,7 +11,7 @@ import { InputTracker, type InputPosition } from './input-position.js';
 import { TaskLifecycle } from './task-lifecycle.js';
 import { TaskMetrics } from './task-metrics.js';
 import { Turns } from './turns.js';
-import { RecordQueue } from './record-queue.js';
+import { Fifo } from '../fifo.js';
 import { RecordHandler } from './record-handler.js';
 import { taskContext } from './task-context.js';
 import type { OutputRecord, RawRecord, TaskCommit, TaskOptions } from './task-records.js';
@@ -27,6 +27,11 @@ type Context = ProcessorContext<Record<string, unknown>>;
 const SLICE_MS = 8; // yield to the event loop this often so sockets and timers stay responsive
 /** How long a leaving task waits for records that were told to stop; past it they stay unfinished. */
 const STOP_GRACE_MS = 5_000;
+/**
+ * How long a hand-over lets records in flight finish before it tells them to stop: a fetch that
+ * completes in this window is committed, not cut off and fetched again by the next owner.
+ */
+const HANDOVER_FINISH_MS = 2_500;
 
 export class StreamTask<S = unknown> {
   readonly id: string;
@@ -38,7 +43,7 @@ export class StreamTask<S = unknown> {
   private readonly trackers = new Map<string, InputTracker>();
   private readonly storeByName = new Map<string, LevelStore<unknown, unknown>>();
   private readonly storeList: LevelStore<unknown, unknown>[];
-  private readonly queue = new RecordQueue<RawRecord>();
+  private readonly queue = new Fifo<RawRecord>();
   private ready: OutputRecord[] = [];
   private inFlight = 0;
   /** Sequential records and punctuations take turns; a commit is never taken mid-turn. */
@@ -52,8 +57,11 @@ export class StreamTask<S = unknown> {
   private settledWaiters: (() => void)[] = [];
   /** Counter totals as last committed, to report how much a commit added. */
   private readonly committedTotals = new Map<string, number>();
-  /** How the task left, once it has: an abandoned task commits nothing more. */
-  private exit: 'closed' | 'handed-over' | 'abandoned' | undefined;
+  /**
+   * The processor was told to stop its records in flight (abandon): a concurrent record that ends
+   * after this may have been cut short (a fetch returns without output), so it is not finished.
+   */
+  private stopSignalled = false;
 
   constructor(private readonly options: TaskOptions<S>) {
     this.node = options.node;
@@ -68,8 +76,7 @@ export class StreamTask<S = unknown> {
     this.handler = new RecordHandler({
       id: this.id, node: this.node, processor: this.processor, codecs: options.codecs, stores: this.storeList, metrics: this.metrics,
       log: options.log, clock: options.clock, declared: this.declared,
-      handingOver: () => this.lifecycle.state === 'handing-over',
-      finish: (r) => this.tracker(r.topic).finish(r.offset),
+      ended: (record, failure, sink) => this.recordEnded(record, failure, sink),
     });
   }
 
@@ -108,6 +115,11 @@ export class StreamTask<S = unknown> {
 
   committedBase(topic: string): number {
     return this.tracker(topic).committedBase();
+  }
+
+  /** Records of `topic` below `end` that no commit has covered yet: the next start processes them. */
+  uncommittedBelow(topic: string, end: number): number {
+    return this.tracker(topic).uncommittedBelow(end);
   }
 
   /** Backpressure: how many more records the runtime may hand over now. */
@@ -177,7 +189,7 @@ export class StreamTask<S = unknown> {
   /** Collects what the next commit must make durable; undefined when there is nothing. */
   takeCommit(): TaskCommit | undefined {
     if (this.turns.held) return undefined; // a sequential record is mid-way: its writes are not complete
-    if (this.lifecycle.state === 'abandoning' || this.exit === 'abandoned') return undefined;
+    if (this.lifecycle.discarded) return undefined;
     const positions: TaskCommit['positions'] = [];
     for (const [topic, tracker] of this.trackers) {
       const position = tracker.position();
@@ -212,45 +224,47 @@ export class StreamTask<S = unknown> {
 
   /** Clean stop: no new record starts, records in progress finish (and can then be committed). */
   async close(): Promise<void> {
-    if (this.lifecycle.state === 'created' || this.lifecycle.state === 'restoring') {
-      this.exit = 'closed';
-      return this.lifecycle.to('closed');
-    }
+    if (this.lifecycle.state === 'created' || this.lifecycle.state === 'restoring') return this.lifecycle.to('closed');
     this.lifecycle.to('closing');
     await this.settled(Infinity);
+    if (this.lifecycle.state !== 'closing') return; // abandoned while it waited (a stop's grace ran out)
     await this.processor.close?.();
-    this.exit = 'closed';
-    this.lifecycle.to('closed');
+    if (this.lifecycle.state === 'closing') this.lifecycle.to('closed');
   }
 
   /**
    * Leaves the partition to another owner, keeping what is finished: no new record starts, records in
-   * flight are told to stop (a fetch closes its connection) and stay unfinished, so the next commit
+   * flight get HANDOVER_FINISH_MS to finish, then are told to stop (a fetch closes its connection)
+   * and stay unfinished, so the next commit
    * holds every finished record's outputs and positions stop below the first unfinished one. Without
    * this, a move would make the new owner redo (and refetch) everything since the last commit.
    */
   async handOver(): Promise<void> {
     this.lifecycle.to('handing-over');
+    await this.settled(HANDOVER_FINISH_MS);
+    this.stopSignalled = true;
     this.processor.abandon?.();
     // Bounded: records whose abort never settles (a sink waiting on its aborted writer) must not
     // hold the move up; they stay unfinished either way.
     await this.settled(STOP_GRACE_MS);
     await this.processor.close?.();
-    this.exit = 'handed-over';
-    this.lifecycle.to('closed');
+    if (this.lifecycle.state === 'handing-over') this.lifecycle.to('handed-over');
   }
 
-  /** Stops at once: work in progress is dropped and nothing more will be committed. */
-  async abandon(): Promise<void> {
-    if (this.lifecycle.state === 'closed') return;
+  /**
+   * Stops at once: work in progress is dropped and nothing more will be committed. `boundMs`: how
+   * long to wait for records told to stop (a bounded stop has none left to give).
+   */
+  async abandon(boundMs = STOP_GRACE_MS): Promise<void> {
+    if (this.lifecycle.ended || this.lifecycle.discarded) return;
     this.lifecycle.to('abandoning');
-    this.exit = 'abandoned';
+    this.stopSignalled = true;
     this.processor.abandon?.();
     for (const s of this.storeByName.values()) s.discardPending();
     this.ready = [];
-    await this.settled(STOP_GRACE_MS);
+    await this.settled(boundMs);
     await this.processor.close?.();
-    this.lifecycle.to('closed');
+    this.lifecycle.to('abandoned');
   }
 
   /** Resolves once nothing runs (or after `boundMs`). */
@@ -290,7 +304,7 @@ export class StreamTask<S = unknown> {
         // The clock is read every few records: reading it per record cost as much as a small processor.
         for (let n = 0; this.queue.size > 0 && this.lifecycle.accepting; n++) {
           if ((n & 15) === 15 && performance.now() >= deadline) break;
-          const pending = this.handler.handle(this.queue.take(), this.sharedContext, this.ready, false);
+          const pending = this.handler.handle(this.queue.take(), this.sharedContext, this.ready);
           if (pending) await pending;
         }
       });
@@ -320,9 +334,8 @@ export class StreamTask<S = unknown> {
     this.inFlight++;
     const outputs: OutputRecord[] = [];
     const ctx = this.contextFor(() => outputs);
-    void Promise.resolve(this.handler.handle(record, ctx, outputs, true)).finally(() => {
+    void Promise.resolve(this.handler.handle(record, ctx, outputs)).finally(() => {
       this.inFlight--;
-      if (!this.lifecycle.leaving || this.lifecycle.state === 'closing') for (const o of outputs) this.ready.push(o);
       if (this.node.definition.concurrency!.perKeyOrder) {
         const waiting = this.keysInFlight.get(record.key)!;
         const next = waiting.shift();
@@ -333,6 +346,22 @@ export class StreamTask<S = unknown> {
       this.notifySettled();
       this.options.onActivity();
     });
+  }
+
+  /**
+   * The one place that decides what a record leaves behind when it ends: its position (finished or
+   * not), its outputs, and a dead letter when it failed. A concurrent record still running when the
+   * processor was told to stop (a hand-over past its finishing window, an abandon) did not finish:
+   * its next owner processes it again (a fetch closes its connection), so neither its outputs nor its
+   * offset may be committed.
+   * A sequential record always completes its turn, so it is finished either way.
+   */
+  private recordEnded(record: RawRecord, failure: string | undefined, sink: OutputRecord[]): void {
+    const concurrent = this.node.definition.concurrency !== undefined;
+    if (concurrent && (this.stopSignalled || this.lifecycle.discarded)) return;
+    if (failure !== undefined) this.handler.deadLetter(record, failure, sink);
+    this.tracker(record.topic).finish(record.offset);
+    if (concurrent) for (const o of sink) this.ready.push(o);
   }
 
   private contextFor(outputs: () => OutputRecord[]): Context {

@@ -2,20 +2,23 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { IllegalTransitionError, TaskLifecycle, type TaskState } from './task-lifecycle.js';
 
-const ALL: TaskState[] = ['created', 'restoring', 'running', 'closing', 'handing-over', 'abandoning', 'closed'];
+const ALL: TaskState[] = ['created', 'restoring', 'running', 'closing', 'handing-over', 'abandoning', 'closed', 'handed-over', 'abandoned'];
 const ALLOWED: Record<TaskState, TaskState[]> = {
   created: ['restoring', 'abandoning', 'closed'],
   restoring: ['running', 'abandoning', 'closed'],
   running: ['closing', 'handing-over', 'abandoning'],
   closing: ['abandoning', 'closed'],
-  'handing-over': ['abandoning', 'closed'],
-  abandoning: ['closed'],
+  'handing-over': ['abandoning', 'handed-over'],
+  abandoning: ['abandoned'],
   closed: [],
+  'handed-over': [],
+  abandoned: [],
 };
 /** A path from `created` to each state, through allowed transitions. */
 const PATH: Record<TaskState, TaskState[]> = {
   created: [], restoring: ['restoring'], running: ['restoring', 'running'], closing: ['restoring', 'running', 'closing'],
   'handing-over': ['restoring', 'running', 'handing-over'], abandoning: ['abandoning'], closed: ['closed'],
+  'handed-over': ['restoring', 'running', 'handing-over', 'handed-over'], abandoned: ['abandoning', 'abandoned'],
 };
 
 function at(state: TaskState): TaskLifecycle {
@@ -44,7 +47,9 @@ describe('task lifecycle', () => {
   it('should accept records only while running, and call every state after running leaving', () => {
     for (const s of ALL) {
       assert.equal(at(s).accepting, s === 'running', s);
-      assert.equal(at(s).leaving, ['closing', 'handing-over', 'abandoning', 'closed'].includes(s), s);
+      assert.equal(at(s).leaving, ['closing', 'handing-over', 'abandoning', 'closed', 'handed-over', 'abandoned'].includes(s), s);
+      assert.equal(at(s).ended, ['closed', 'handed-over', 'abandoned'].includes(s), s);
+      assert.equal(at(s).discarded, ['abandoning', 'abandoned'].includes(s), s);
     }
   });
 

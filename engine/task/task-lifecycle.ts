@@ -1,14 +1,15 @@
-// A task's lifecycle as an explicit state machine, as Kafka Streams' task states:
+// A task's lifecycle as an explicit state machine, as Kafka Streams' task states. How a task left is
+// its final state, so nothing else needs to remember it:
 //
-//   created → restoring → running → closing       → closed   (clean stop: work in progress finishes)
-//                            │    → handing-over  → closed   (partition moved: finished work commits)
-//                            │    → abandoning    → closed   (lost or killed: nothing more commits)
-//   created/restoring → abandoning | closed                    (never started)
-//   closing/handing-over → abandoning                          (fenced while leaving)
+//   created → restoring → running → closing       → closed       (clean stop: work in progress finishes)
+//                            │    → handing-over  → handed-over  (partition moved: finished work commits)
+//                            │    → abandoning    → abandoned    (lost, fenced or killed: nothing more commits)
+//   created/restoring → closed | abandoning                        (never started)
+//   closing/handing-over → abandoning                              (fenced while leaving)
 //
 // A transition that is not in the table is a bug and throws, instead of leaving a task half-closed.
 
-export type TaskState = 'created' | 'restoring' | 'running' | 'closing' | 'handing-over' | 'abandoning' | 'closed';
+export type TaskState = 'created' | 'restoring' | 'running' | 'closing' | 'handing-over' | 'abandoning' | 'closed' | 'handed-over' | 'abandoned';
 
 const NEXT: Readonly<Record<TaskState, readonly TaskState[]>> = {
   created: ['restoring', 'abandoning', 'closed'],
@@ -16,10 +17,14 @@ const NEXT: Readonly<Record<TaskState, readonly TaskState[]>> = {
   running: ['closing', 'handing-over', 'abandoning'],
   // A stop may still be cut short (the broker fenced us while we finished).
   closing: ['abandoning', 'closed'],
-  'handing-over': ['abandoning', 'closed'],
-  abandoning: ['closed'],
+  'handing-over': ['abandoning', 'handed-over'],
+  abandoning: ['abandoned'],
   closed: [],
+  'handed-over': [],
+  abandoned: [],
 };
+
+const FINAL: ReadonlySet<TaskState> = new Set(['closed', 'handed-over', 'abandoned']);
 
 export class IllegalTransitionError extends Error {
   constructor(readonly task: string, readonly from: TaskState, readonly to: TaskState) {
@@ -42,9 +47,19 @@ export class TaskLifecycle {
     return this.current === 'running';
   }
 
-  /** Leaving: closing, handing over, abandoning or closed. */
+  /** Leaving or gone: every state after running. */
   get leaving(): boolean {
     return this.current !== 'created' && this.current !== 'restoring' && this.current !== 'running';
+  }
+
+  /** It has left, one way or another. */
+  get ended(): boolean {
+    return FINAL.has(this.current);
+  }
+
+  /** Its work since the last commit will never be committed (it is being or was abandoned). */
+  get discarded(): boolean {
+    return this.current === 'abandoning' || this.current === 'abandoned';
   }
 
   can(next: TaskState): boolean {

@@ -1,9 +1,8 @@
 // What runtimes and tasks exchange: raw records in, encoded outputs and commits out.
 import type { Logger } from '../api.js';
-import type { LevelStore, StoreWrite } from '../stores/level-store.js';
+import type { LevelStore } from '../stores/level-store.js';
 import type { ProcessorNode } from '../topology.js';
 import type { TopicCodecs } from '../avro/topic-codecs.js';
-import type { InputPosition } from './input-position.js';
 import type { CommitReport } from './commit-report.js';
 
 export interface RawRecord {
@@ -22,12 +21,7 @@ export interface OutputRecord {
   timestamp: number;
 }
 
-export interface TaskCommit {
-  outputs: OutputRecord[];
-  stores: { store: LevelStore<unknown, unknown>; writes: StoreWrite[] }[];
-  positions: { topic: string; position: InputPosition }[];
-  counters: Map<string, number>;
-}
+export type { TaskCommit } from './task-commit.js';
 
 export interface TaskOptions<S> {
   node: ProcessorNode<S>;

@@ -10,6 +10,7 @@ import { TopicCodecs } from '../avro/topic-codecs.js';
 import { bucketsOfPartition } from '../partitioning.js';
 import { selectProcessors, type Topology } from '../topology.js';
 import { StreamTask, type OutputRecord } from '../task/stream-task.js';
+import { commitStoreOps } from '../task/task-commit.js';
 
 export interface DriverOptions<S, T> {
   topology: Topology<S, T>;
@@ -33,6 +34,10 @@ export class TopologyTestDriver<S, T> {
   private readonly stores = new Map<string, LevelStore<unknown, unknown>>();
   private readonly captured = new Map<string, CapturedRecord[]>();
   private readonly offsets = new Map<string, number>();
+  /** Counter totals each task committed, by task: a moved task starts from them, as on the other runtimes. */
+  private readonly committedCounters = new Map<string, Map<string, number>>();
+  private options!: DriverOptions<S, T>;
+  private log!: Logger;
 
   private constructor(
     private readonly db: MemoryLevel<Buffer, Buffer>,
@@ -49,22 +54,41 @@ export class TopologyTestDriver<S, T> {
     const codecs = new TopicCodecs(registry);
     for (const topic of options.topology.topics.values()) await codecs.addTopic(topic.name, topic.schema);
     const driver = new TopologyTestDriver<S, T>(db, codecs, options.startTime ?? Date.UTC(2026, 0, 1));
-    const log: Logger = options.log ?? { info: () => {}, warn: (m) => driver.warnings.push(m) };
+    driver.options = options;
+    driver.log = options.log ?? { info: () => {}, warn: (m) => driver.warnings.push(m) };
+    await driver.startTasks();
+    return driver;
+  }
+
+  /**
+   * Every task moves to a new owner: the tasks are closed (their work committed) and new ones start
+   * from what they committed (stores, counters), as a task moved between workers does.
+   */
+  async moveTasks(): Promise<void> {
+    for (const t of this.tasks) {
+      await t.close();
+      await this.commitTask(t);
+    }
+    this.tasks.length = 0;
+    this.stores.clear();
+    await this.startTasks();
+  }
+
+  private async startTasks(): Promise<void> {
     const owned = bucketsOfPartition(0, 1);
-    for (const node of selectProcessors(options.topology, options.processors)) {
-      const stores = node.definition.stores.map((spec) => new LevelStore(db as unknown as BinaryDb, spec, owned));
-      for (const s of stores) driver.stores.set(s.name, s);
-      driver.tasks.push(new StreamTask({
-        node, partition: 0, services: options.services, stores, codecs, logId: 'test-driver',
-        clock: () => driver.now, log, owns: () => true, onActivity: () => {},
+    for (const node of selectProcessors(this.options.topology, this.options.processors)) {
+      const stores = node.definition.stores.map((spec) => new LevelStore(this.db as unknown as BinaryDb, spec, owned));
+      for (const s of stores) this.stores.set(s.name, s);
+      this.tasks.push(new StreamTask({
+        node, partition: 0, services: this.options.services, stores, codecs: this.codecs, logId: 'test-driver',
+        clock: () => this.now, log: this.log, owns: () => true, onActivity: () => {},
       }));
     }
-    for (const t of driver.tasks) {
+    for (const t of this.tasks) {
       t.restoring();
-      await t.start(new Map());
+      await t.start(new Map(), this.committedCounters.get(t.node.name));
     }
-    for (const t of driver.tasks) await driver.commitTask(t);
-    return driver;
+    for (const t of this.tasks) await this.commitTask(t);
   }
 
   /** Pipes one record into every driven processor that consumes `topic`, and what follows from it. */
@@ -141,8 +165,11 @@ export class TopologyTestDriver<S, T> {
   private async commitTask(task: StreamTask<S>): Promise<OutputRecord[]> {
     const commit = task.takeCommit();
     if (!commit) return [];
-    const ops = commit.stores.flatMap(({ writes }) => writes.map((w) => (w.value === null ? { type: 'del' as const, key: w.key } : { type: 'put' as const, key: w.key, value: w.value })));
+    const ops = commitStoreOps(commit);
     if (ops.length) await this.db.batch(ops);
+    const counters = this.committedCounters.get(task.node.name) ?? new Map<string, number>();
+    for (const [name, total] of commit.counters) counters.set(name, total);
+    this.committedCounters.set(task.node.name, counters);
     task.committed(commit);
     return commit.outputs;
   }

@@ -1,12 +1,17 @@
-// fetch: scheduled → fetched. Performs the HTTP request for each released fetch, many hosts at once
-// and one at a time per host, and records the outcome with its bounded, compressed body.
+// fetch: resolved → fetched (or unfetched). Performs the HTTP request of each leased URL, many hosts at
+// once and one at a time per host, each its host's delay after the one before it ended (the fetch task
+// paces a lease itself: no broker round trip per request), and records the outcome with its bounded,
+// compressed body. A lease cut short by a failure, or released before this task started, is given
+// back unsent (`unfetched`), and the schedule queues its URLs again.
 import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../../engine/api.js';
 import { createHash } from 'node:crypto';
 import type { FetchRequest, FetchResult } from '../../schemas/records.js';
 import type { CrawlConfig } from '../../contract/config.js';
-import { discoveredUrls, fetched, resolved } from '../../contract/topics.js';
+import { discoveredUrls, fetched, resolved, unfetched } from '../../contract/topics.js';
 import { AddressGate } from '../../politeness/address-gate.js';
 import { HostTurns } from '../../politeness/host-turns.js';
+import { LeaseCuts, pacingOf, releasedBeforeStart } from '../../politeness/request-pacing.js';
+import { MAX_LEASE } from '../../politeness/leases.js';
 import type { FetchOutcome } from '../../fetching/http-fetcher.js';
 import type { RenderResult } from '../../rendering/render-page.js';
 import { hasChanged, recrawlAfter } from '../../recrawl/recrawl-policy.js';
@@ -20,7 +25,11 @@ import { truncationReason } from '../../warc/capture.js';
 import type { CrawlObserver, FetchDone } from '../../contract/services.js';
 
 const inputs = [resolved] as const;
-const outputs = [fetched, discoveredUrls] as const;
+/** Requests a fetch task has on the wire at once. */
+const MAX_REQUESTS_IN_FLIGHT = 128;
+/** Records a fetch task holds at once: mostly a lease's URLs waiting for their host's turn. */
+const MAX_RECORDS_IN_PROCESS = MAX_REQUESTS_IN_FLIGHT * MAX_LEASE;
+const outputs = [fetched, discoveredUrls, unfetched] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
@@ -43,6 +52,9 @@ class Fetch implements Processor<In, Out> {
   private readonly renderer: Renderer | undefined;
 
   private readonly gate: AddressGate;
+  /** Requests this task has on the wire: every one in the process holds a slot (one key, one limit). */
+  private readonly requestSlots = new AddressGate(MAX_REQUESTS_IN_FLIGHT);
+  private readonly cuts = new LeaseCuts();
   /** robots.txt as this task last fetched it, per host: rendering browsers' requests obey it. */
   private readonly robots = new Map<string, RobotsPolicy>();
 
@@ -60,28 +72,46 @@ class Fetch implements Processor<In, Out> {
 
   async process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
     const request = record.value;
-    // Restart guard: a request released before this task started may have been in flight when the
-    // previous owner died or lost its commit, and the server may have seen it: it waits one host
-    // delay from our start. Every request then takes its host's turn (HostTurns), so requests to a
-    // host never leave closer than its delay, whichever task instance sends them.
-    const releasedAt = Math.min(record.timestamp, request.released_at || record.timestamp);
-    const notBefore = releasedAt < this.startedAt ? this.startedAt + request.delay_ms : 0;
+    if (releasedBeforeStart(request, record.timestamp, this.startedAt)) return this.giveBack(ctx, request, 'restart', 'released before this fetch task started');
+    // Every request takes its host's turn (HostTurns), so requests to a host never leave closer than
+    // its delay, whichever task instance sends them. Nothing may be awaited before the turn is asked
+    // for: turns are granted in the order they are asked, which is the lease's order.
+    const pacing = pacingOf(request);
     const abort = new AbortController();
     this.inFlight.add(abort);
     let release: (() => void) | undefined;
-    let turnEnded: (() => void) | undefined;
+    let slot: (() => void) | undefined;
+    let turnEnded: ((sent?: boolean) => void) | undefined;
+    /** A request left (or may have): the host's next one waits a delay after it, whatever came of it. */
+    let requestSent = false;
+    // The request is over (its answer read, its page rendered): the host's next request may follow a
+    // delay from now, once a failure has cut the rest of its generation short. Recording it comes after.
+    const requestEnded = (o?: FetchOutcome) => {
+      if (o) this.cuts.ended(request, { status: o.status, retry_after_ms: o.retryAfterMs, error: o.error });
+      release?.();
+      slot?.();
+      turnEnded?.(requestSent);
+      release = slot = turnEnded = undefined;
+    };
     try {
-      turnEnded = await this.turns.turn(request.host, request.delay_ms, notBefore);
-      // Abandoned while waiting its turn: the task's new owner sends it, in its own turn.
+      turnEnded = await this.turns.turn(request.host, pacing);
+      // Abandoned while waiting its turn: the task's new owner gives it back.
       if (abort.signal.aborted) return;
+      // Given back unsent: the host's next request need not wait a delay for it.
+      if (this.cuts.isCut(request)) return this.giveBack(ctx, request, 'lease-cut', 'an earlier request of the host failed or was throttled');
+      // Records of a lease wait for their host's turn; those whose turn came share the task's request slots.
+      slot = await this.requestSlots.acquire('', abort.signal).catch(() => undefined);
+      if (!slot) return; // abandoned while waiting: the task's new owner gives it back
       // One server may carry many host names: at most --max-in-flight-per-ip requests to it at once.
       release = await this.gate.acquire(request.address || record.key, abort.signal).catch(() => undefined);
       if (!release) return; // abandoned while waiting: the task's new owner fetches it
       ctx.metrics.gauge('address.busiest', this.gate.busiest);
+      requestSent = true;
       if (request.kind === 'sitemap') {
         const { outcome, summary, found, urls, kept, cut, feedIntervalMs } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now, this.config.maxBodyBytes);
         this.observe(request, outcome);
         if (abort.signal.aborted) return; // abandoned: the task's new owner fetches it again
+        requestEnded(outcome);
         // Only a successful answer is read as a sitemap: a 404 page is no sitemap, not a broken one.
         const problem = outcome.status >= 200 && outcome.status < 300 ? sitemapProblem(summary) : '';
         if (problem) {
@@ -114,16 +144,25 @@ class Fetch implements Processor<In, Out> {
           robots: this.robots, signal: abort.signal, now: ctx.now, onFetched: (kind, o) => this.observe({ kind, host: request.host }, o) }, request, outcome)
         : undefined;
       if (abort.signal.aborted) return;
+      requestEnded(outcome);
       if (rendered) {
         ctx.metrics.count(rendered.error ? 'render-errors' : 'rendered');
         ctx.metrics.count('requests.subresource', rendered.subrequests.filter((s) => s.outcome.startsWith('fetched')).length);
       }
       return await this.record(ctx, request, outcome, headers, sha1, 0, outcome.incomplete ? truncationReason(outcome.errorKind) : '', rendered);
     } finally {
-      release?.();
-      turnEnded?.();
+      requestEnded();
       this.inFlight.delete(abort);
     }
+  }
+
+  /** A leased URL handed back without a request: the schedule queues it again. */
+  private giveBack(ctx: ProcessorContext<Out>, request: FetchRequest, reason: 'restart' | 'lease-cut', detail: string): void {
+    ctx.metrics.count(`given-back.${reason}`);
+    ctx.forward('unfetched', request.host, {
+      fetch_id: request.fetch_id, lease_id: request.lease_id || request.fetch_id, lease_epoch: request.lease_epoch, url: request.url,
+      host: request.host, reason, detail, returned_at: ctx.now(),
+    });
   }
 
   /** Every request that left, abandoned ones too: the server may have seen it. */
@@ -194,6 +233,9 @@ class Fetch implements Processor<In, Out> {
       previous_sha1: request.previous_sha1,
       previous_captured_at: request.previous_captured_at,
       tls_problem: outcome.tlsProblem,
+      lease_id: request.lease_id,
+      lease_epoch: request.lease_epoch,
+      address: request.address,
     };
     ctx.metrics.count(request.kind === 'robots' ? 'robots-requests' : request.kind === 'sitemap' ? 'sitemap-requests' : 'requests');
     // A sitemap that is no sitemap has its error on the row but is a notice (counted there), not a failed request.
@@ -225,8 +267,9 @@ export const fetchProcessor = defineProcessor({
   inputs,
   outputs,
   stores: [],
-  // Keyed by server address: many requests of one key run at once, up to the address gate's limit.
-  concurrency: { maxInFlight: 128, perKeyOrder: false },
-  delivery: 'At least once at the server: after a crash, requests that were in flight are sent again (after one host delay); the outcome is recorded once.',
+  // Keyed by server address: many requests of one key run at once, up to the address gate's limit. A
+  // record waiting for its host's turn holds no request slot: a few hosts' leases cannot crowd out the rest.
+  concurrency: { maxInFlight: MAX_RECORDS_IN_PROCESS, perKeyOrder: false },
+  delivery: 'At least once at the server: after a crash, requests that were in flight are given back and sent again (a host delay after the schedule learns of it); the outcome is recorded once.',
   create: (s: FetchServices) => new Fetch(s),
 });

@@ -12,6 +12,7 @@ import type { Renderer } from '../../rendering/renderer.js';
 import type { BrowserRequest, BrowserResponse, RenderResult } from '../../rendering/render-page.js';
 import { shouldRender, type RenderMode } from '../../rendering/should-render.js';
 import type { FetchRequest } from '../../schemas/records.js';
+import { SubrequestSpacing } from '../../politeness/request-pacing.js';
 
 export interface RenderContext {
   renderer: Renderer;
@@ -27,7 +28,6 @@ export interface RenderContext {
 }
 
 const ROBOTS_CACHE = 4096;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 /** A quick look at static HTML for the `auto` rule: scripts, links, visible text (roughly). */
 export function staticAnalysis(html: string): { scripts: number; links: number; textLength: number; bytes: number } {
@@ -46,16 +46,16 @@ export function wantsRender(mode: RenderMode, request: FetchRequest, outcome: Fe
 /** Renders the page; the browser's requests are the crawler's, one at a time with the host's delay. */
 export async function renderFetched(c: RenderContext, request: FetchRequest, outcome: FetchOutcome): Promise<RenderResult> {
   const host = new URL(request.url).host;
-  let lastEnd = outcome.startedAt + outcome.elapsedMs;
+  const spacing = new SubrequestSpacing(request, outcome.startedAt + outcome.elapsedMs, c.now);
   let chain: Promise<unknown> = Promise.resolve();
   const robots = async (): Promise<RobotsPolicy> => {
     let policy = c.robots.get(host);
     if (policy) return policy;
     const url = `${new URL(request.url).protocol}//${host}/robots.txt`;
-    await sleep(lastEnd + request.delay_ms - c.now());
+    await spacing.turn();
     const got = await c.fetcher.fetch(url, { signal: c.signal, address: request.address || undefined });
     c.onFetched?.('robots', got);
-    lastEnd = c.now();
+    spacing.ended();
     // As the scheduler reads it (RFC 9309): 4xx allows all; anything else that is not a whole 2xx forbids.
     const whole = got.status >= 200 && got.status < 300 && !got.error;
     policy = got.status >= 400 && got.status < 500 && got.status !== 429
@@ -78,10 +78,10 @@ export async function renderFetched(c: RenderContext, request: FetchRequest, out
       if (target.protocol !== 'http:' && target.protocol !== 'https:') return { refused: `scheme ${target.protocol}` };
       if (!(await robots()).isAllowed(req.url)) return { refused: 'disallowed by robots.txt' };
       if (c.signal.aborted) return { refused: 'the fetch was abandoned' };
-      await sleep(lastEnd + request.delay_ms - c.now());
+      await spacing.turn();
       const got = await c.fetcher.fetch(req.url, { signal: c.signal, address: request.address || undefined });
       c.onFetched?.('subresource', got);
-      lastEnd = c.now();
+      spacing.ended();
       if (got.status === 0) return { refused: got.error };
       return { status: got.status, headers: got.headers, body: got.body };
     });

@@ -43,6 +43,7 @@ async function parse(value: FetchResult, config: Record<string, unknown> = {}, s
   const out = {
     parsed: d.readOutput('parsed'),
     discovered: d.readOutput('discovered-urls'),
+    skipped: d.readOutput('skipped'),
     dead: d.readOutput('dead-letters'),
   };
   await d.close();
@@ -155,11 +156,24 @@ describe('parse', () => {
     assert.deepEqual(r.value.more, [], 'a redirect target is a record of its own');
   });
 
+  it('should say, in a skipped row, that a page had more links than are kept', async () => {
+    const many = Array.from({ length: 5_300 }, (_, i) => `<a href="/l/${i}">${i}</a>`).join('');
+    const { parsed, discovered, skipped } = await parse(fetched(page('<title>Links</title>', many)));
+    assert.equal(parsed[0].value.links.length, 5_000);
+    assert.equal(discovered.reduce((n, r) => n + 1 + r.value.more.length, 0), 5_000);
+    assert.equal(skipped.length, 1);
+    assert.equal(skipped[0].value.reason, 'links-per-page');
+    assert.equal(skipped[0].value.url, PAGE);
+    assert.match(skipped[0].value.detail, /^the page has more than 5000 links: the first 5000 were kept, at least 300 more were not followed$/);
+    const few = await parse(fetched(page('<title>Links</title>', LINKS)));
+    assert.deepEqual(few.skipped, []);
+  });
+
   it('should produce nothing for a robots.txt fetch', async () => {
     const out = await parse(fetched('User-agent: *\nDisallow: /\n<a href="/x">x</a>', {
       kind: 'robots', url: `http://${HOST}/robots.txt`, final_url: `http://${HOST}/robots.txt`, content_type: 'text/html',
     }));
-    assert.deepEqual(out, { parsed: [], discovered: [], dead: [] });
+    assert.deepEqual(out, { parsed: [], discovered: [], skipped: [], dead: [] });
   });
 
   it('should record a non-HTML body with the hash of its bytes and no links', async () => {
@@ -198,8 +212,8 @@ describe('parse', () => {
   it('should not parse a failed fetch or an error status as a page', async () => {
     const failed = await parse(fetched('', { status: 0, error: 'connect: refused', content_type: '' }));
     const notFound = await parse(fetched(page('<title>Not found</title>', LINKS), { status: 404 }));
-    assert.deepEqual(failed, { parsed: [], discovered: [], dead: [] });
-    assert.deepEqual(notFound, { parsed: [], discovered: [], dead: [] });
+    assert.deepEqual(failed, { parsed: [], discovered: [], skipped: [], dead: [] });
+    assert.deepEqual(notFound, { parsed: [], discovered: [], skipped: [], dead: [] });
   });
   it('should read a PDF, also one served as octet-stream, and follow its link annotations', async () => {
     const pool = new PdfPool({ threads: 1 });
@@ -230,6 +244,14 @@ describe('parse', () => {
     }
     const unread = await parse(fetched(textPdf([{ lines: ['x'] }]), { content_type: 'application/pdf', charset: '' }));
     assert.match(unread.parsed[0].value.error, /^pdf: this process extracts no PDFs/);
+  });
+
+  it('should parse HTML served as a PDF as the HTML it is, not leave an empty row with no error', async () => {
+    const { parsed, discovered } = await parse(fetched(page('<title>Not a PDF</title>', LINKS), { content_type: 'application/pdf', charset: '' }));
+    assert.equal(parsed[0].value.title, 'Not a PDF');
+    assert.equal(parsed[0].value.error, '');
+    assert.ok(parsed[0].value.links.length >= 4);
+    assert.ok(discovered.length > 0);
   });
 
   it('should keep plain text as text and follow no "links" in it, as a browser shows it as text', async () => {

@@ -5,9 +5,10 @@ import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, 
 import { NO_HINTS, type DiscoveredEntry, type DiscoveredUrl, type FetchResult, type ParsedPage } from '../../schemas/records.js';
 import type { CrawlConfig } from '../../contract/config.js';
 import { discoveredUrls, fetched, parsed, skipped } from '../../contract/topics.js';
+import { MAX_LINKS_PER_PAGE } from '../../parsing/extract-page.js';
 import { analyzeBody, type BodyAnalysis, type BodyInput } from '../../parsing/analyze-body.js';
 import type { ParserModule } from '../../parsing/parser-module.js';
-import type { ParsePool } from '../../parsing/parse-pool.js';
+import { ParseTimeoutError, type ParsePool } from '../../parsing/parse-pool.js';
 import { canonicalize, hostKey } from '../../url/canonicalize.js';
 import type { PdfPool } from '../../pdf/pdf-pool.js';
 import { analyzeOther } from './content-route.js';
@@ -47,7 +48,7 @@ function linkHost(url: string): string | undefined {
 
 const inputs = [fetched] as const;
 // A replay discards discovered-urls (engine/replay/replay-plan.ts): re-parsing never feeds the frontier.
-// skipped: a hard-focused crawl's links of off-topic pages, not followed.
+// skipped: links over the per-page cap, and a hard-focused crawl's links of off-topic pages, not followed.
 const outputs = [parsed, discoveredUrls, skipped] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
@@ -78,7 +79,9 @@ export class Parse implements Processor<In, Out> {
       contentType: rendered ? 'text/html' : r.content_type, charset: rendered ? 'utf-8' : r.charset, url: r.final_url,
       productToken: config.productToken, maxBodyBytes: config.maxBodyBytes, maxParseBytes: MAX_PARSE_BYTES,
     };
-    const a = (rendered ? undefined : await analyzeOther(r, config.maxBodyBytes, this.options.pdfPool)) ?? await this.analyzeHtml(input, r.url, ctx);
+    const other = rendered ? undefined : await analyzeOther(r, config.maxBodyBytes, this.options.pdfPool);
+    // No other route took it: the body is HTML whatever its header said (HTML served as a PDF).
+    const a = other ?? await this.analyzeHtml({ ...input, contentType: 'text/html' }, r.url, ctx);
     if (a.kind === 'unreadable') ctx.metrics.count('errors.stored-body');
     else if (a.kind === 'other') ctx.metrics.count('not-parsed');
     else ctx.metrics.count(a.kind === 'html' ? 'pages' : `pages.${a.kind}`);
@@ -108,6 +111,17 @@ export class Parse implements Processor<In, Out> {
     const followed = a.links.flatMap((l, i) => (l.nofollow ? [] : [{ url: l.url, anchor: l.anchor, ...NO_HINTS, score: judged?.linkScores[i] ?? -1 }]));
     if (judged && this.dropsLinksOf(r, judged)) return this.skipLinks(ctx, followed, r, judged.relevance, depth, now);
     this.discover(ctx, followed, r, depth, 'link', 0, now);
+    if (a.linksCut) {
+      ctx.metrics.count('links.cut', a.linksCut);
+      this.skip(ctx, r, r.final_url, depth, 'links-per-page',
+        `the page has more than ${MAX_LINKS_PER_PAGE} links: the first ${a.links.length} were kept, at least ${a.linksCut} more were not followed`, now);
+    }
+  }
+
+  /** Work a cap dropped, as a `skipped` row (keyed by the URL's own host, as the table is). */
+  private skip(ctx: ProcessorContext<Out>, from: FetchResult, url: string, depth: number, reason: string, detail: string, now: number): void {
+    const host = linkHost(url) ?? from.host;
+    ctx.forward('skipped', host, { url, host, reason, detail, depth, source_url: from.url, decided_at: now });
   }
 
   /**
@@ -165,13 +179,27 @@ export class Parse implements Processor<In, Out> {
   /** HTML goes to the parse workers; PDFs and plain text took their own path before this. */
   private async analyzeHtml(input: BodyInput, url: string, ctx: ProcessorContext<Out>): Promise<BodyAnalysis> {
     if (!this.options.pool) return analyzeBody(input, this.options.parserModule);
-    // A worker that died takes its pages with it: parse them here rather than lose them.
+    // A worker that died takes its pages with it: parse them here rather than lose them. A page that
+    // overran its bound is not parsed again here, where it could hold the event loop as long.
     return this.options.pool.analyze(input).catch((err: Error) => {
+      if (err instanceof ParseTimeoutError) {
+        ctx.metrics.count('parse-timeouts');
+        ctx.log.warn(`parse: ${url}: ${err.message}; recorded with the error, its links not followed`);
+        return overran(err, this.options.parserModule !== undefined);
+      }
       ctx.metrics.count('parse-worker-failures');
       ctx.log.warn(`parse: a worker thread failed on ${url} (${err.message}); parsed in the main thread instead`);
       return analyzeBody(input, this.options.parserModule);
     });
   }
+}
+
+/** A page whose parse overran: nothing extracted, the reason in `error` (a parser module's when one is loaded). */
+function overran(err: ParseTimeoutError, withModule: boolean): BodyAnalysis {
+  return {
+    kind: 'html', error: `${withModule ? 'parser-module: timeout' : 'parse-timeout'}: ${err.message}`, truncated: false, title: '', canonical: '',
+    lang: '', metaNoindex: false, metaNofollow: false, textLength: 0, text: '', contentHash: '', simhash: new Uint8Array(8), links: [],
+  };
 }
 
 export const parseProcessor = defineProcessor({

@@ -1,12 +1,16 @@
 // A host's queues in the schedule processor's stores, on disk: `ready` holds URLs that may be fetched
-// now, most important first; `waiting` holds URLs due again later (recrawls), earliest first. Each
+// now, most important first, in two lanes (pages, and sitemaps, which take turns with pages so that an
+// index of 50,000 children cannot starve a host's pages); `waiting` holds URLs due again later
+// (recrawls), earliest first. Each
 // entry names a URL by fingerprint; its details live in the `urls` store. Only a few entries per active
 // host are held in memory, so a host with a million queued URLs costs disk, not RAM.
 import { defineStore, type KeyValueStore } from '../../engine/api.js';
 
-/** A URL's place in the ready queue: higher rank first, then lower depth, then arrival. */
+/** A URL's place in the ready queue: its lane, then higher rank first, then lower depth, then arrival. */
 export interface ReadyKey {
   host: string;
+  /** 0: pages (and sitemaps queued before lanes existed); 1: sitemaps. */
+  lane: 0 | 1;
   rank: number;
   depth: number;
   seq: number;
@@ -34,7 +38,8 @@ const refValues = {
   decode: (b: Buffer): UrlRef => ({ hi: b.readUInt32BE(0), lo: b.readUInt32BE(4) }),
 };
 
-const hostPrefix = (host: string) => Buffer.from(`${host}\u0000`, 'utf8');
+/** Host names hold neither byte, so a lane's prefix never matches another host's keys. */
+const hostPrefix = (host: string, lane: 0 | 1 = 0) => Buffer.from(`${host}${lane ? '\u0001' : '\u0000'}`, 'utf8');
 
 export const readyQueueStore = defineStore<ReadyKey, UrlRef>({
   name: 'ready-queue',
@@ -42,7 +47,7 @@ export const readyQueueStore = defineStore<ReadyKey, UrlRef>({
   keys: {
     routingKey: (k) => k.host,
     encode: (k) => {
-      const host = hostPrefix(k.host);
+      const host = hostPrefix(k.host, k.lane);
       const b = Buffer.allocUnsafe(host.length + 1 + 2 + 6);
       host.copy(b, 0);
       b[host.length] = 255 - Math.max(0, Math.min(255, k.rank)); // higher rank sorts first
@@ -52,7 +57,7 @@ export const readyQueueStore = defineStore<ReadyKey, UrlRef>({
     },
     decode: (b) => {
       const n = b.length - 10;
-      return { host: b.toString('utf8', 0, n), rank: 255 - b[n + 1], depth: b.readUInt16BE(n + 2), seq: b.readUIntBE(n + 4, 6) };
+      return { host: b.toString('utf8', 0, n), lane: b[n] === 1 ? 1 : 0, rank: 255 - b[n + 1], depth: b.readUInt16BE(n + 2), seq: b.readUIntBE(n + 4, 6) };
     },
   },
   values: refValues,
@@ -94,6 +99,7 @@ export class HostQueue<K extends { host: string }> {
   constructor(
     private readonly store: KeyValueStore<K, UrlRef>,
     private readonly compare: (a: K, b: K) => number,
+    private readonly lane: 0 | 1 = 0,
   ) {}
 
   push(key: K, ref: UrlRef): void {
@@ -123,7 +129,7 @@ export class HostQueue<K extends { host: string }> {
     let head = this.heads.get(host);
     if (!head || head.entries.length === 0) {
       const entries: [K, UrlRef][] = [];
-      for await (const e of this.store.scan(host, hostPrefix(host), HEAD_ENTRIES)) entries.push(e);
+      for await (const e of this.store.scan(host, hostPrefix(host, this.lane), HEAD_ENTRIES)) entries.push(e);
       head = { entries, complete: entries.length < HEAD_ENTRIES };
       this.heads.set(host, head);
     }

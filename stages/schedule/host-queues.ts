@@ -20,7 +20,8 @@ export interface Popped {
 export class HostQueues {
   /** Totals over the task's hosts, for gauges and idleness. */
   readonly totals = { ready: 0, readyRecrawls: 0, waiting: 0 };
-  private readonly ready: HostQueue<ReadyKey>;
+  /** Ready pages (lane 0) and ready sitemaps (lane 1), which take turns. */
+  private readonly ready: [HostQueue<ReadyKey>, HostQueue<ReadyKey>];
   private readonly waiting: HostQueue<WaitingKey>;
 
   constructor(
@@ -28,7 +29,7 @@ export class HostQueues {
     readyStore: KeyValueStore<ReadyKey, UrlRef>,
     waitingStore: KeyValueStore<WaitingKey, UrlRef>,
   ) {
-    this.ready = new HostQueue(readyStore, compareReady);
+    this.ready = [new HostQueue(readyStore, compareReady, 0), new HostQueue(readyStore, compareReady, 1)];
     this.waiting = new HostQueue(waitingStore, compareWaiting);
   }
 
@@ -39,14 +40,17 @@ export class HostQueues {
     this.totals.waiting += sign * h.queue.waiting;
   }
 
-  enqueueReady(h: HostState, key: UrlKey, u: UrlState, recrawl: boolean): void {
+  /** @param keepPlace back to the place it was taken from (a URL given back unfetched), not behind its peers */
+  enqueueReady(h: HostState, key: UrlKey, u: UrlState, recrawl: boolean, keepPlace = false): void {
     const rank = rankOf(u);
-    const seq = ++h.queue.seq;
-    this.ready.push({ host: h.host, rank, depth: u.depth, seq }, refOf(key));
+    const seq = keepPlace && u.queue_seq > 0 ? u.queue_seq : ++h.queue.seq;
+    const lane = laneOf(u);
+    this.ready[lane].push({ host: h.host, lane, rank, depth: u.depth, seq }, refOf(key));
     this.urls.put(key, { ...u, phase: 'ready', queue_seq: seq, queue_rank: rank });
     this.change(h, () => {
       h.queue.ready++;
       if (recrawl) h.queue.readyRecrawls++;
+      if (lane === 1) h.sitemaps.ready++;
     });
   }
 
@@ -65,26 +69,46 @@ export class HostQueues {
       return false;
     }
     const recrawl = u.fetches > 0;
-    this.ready.remove({ host: h.host, rank: u.queue_rank, depth: u.depth, seq: u.queue_seq });
-    this.change(h, () => this.leaveReady(h, recrawl));
+    const lane = laneOf(u);
+    this.ready[lane].remove({ host: h.host, lane, rank: u.queue_rank, depth: u.depth, seq: u.queue_seq });
+    this.change(h, () => this.leaveReady(h, recrawl, lane));
     this.enqueueReady(h, key, next, recrawl);
     return true;
   }
 
-  /** The host's most important ready URL, taken off the queue. */
+  /**
+   * The host's next ready URL, taken off the queue: the most important page, or the first sitemap when
+   * it is the sitemaps' turn (they alternate with pages while both wait, a sitemap first).
+   */
   async popReady(h: HostState): Promise<Popped | undefined> {
-    const head = await this.ready.pop(h.host, h.queue.ready);
+    const sitemaps = h.sitemaps.ready;
+    const pages = h.queue.ready - sitemaps;
+    const first = this.nextLane(h);
+    let lane = first;
+    let head = await this.ready[lane].pop(h.host, lane ? sitemaps : pages);
+    if (!head) {
+      lane = first === 1 ? 0 : 1;
+      head = await this.ready[lane].pop(h.host, lane ? sitemaps : pages);
+    }
     if (!head) return undefined;
+    h.sitemaps.next = lane === 0;
     const key = { host: h.host, ...head[1] };
     const u = this.urls.get(key);
     const recrawl = (u?.fetches ?? 0) > 0;
-    this.change(h, () => this.leaveReady(h, recrawl));
+    this.change(h, () => this.leaveReady(h, recrawl, lane));
     return { key, u, rank: head[0].rank, recrawl };
   }
 
-  /** The rank of the host's most important ready URL, left in the queue. */
+  /** The rank of the host's next ready URL (as popReady would take it), left in the queue. */
   async headRank(h: HostState): Promise<number | undefined> {
-    return (await this.ready.peek(h.host, h.queue.ready))?.[0].rank;
+    const lane = this.nextLane(h);
+    return (await this.ready[lane].peek(h.host, lane ? h.sitemaps.ready : h.queue.ready - h.sitemaps.ready))?.[0].rank;
+  }
+
+  /** The lane the host's next ready URL comes from: sitemaps on their turn, or when no page waits. */
+  private nextLane(h: HostState): 0 | 1 {
+    const sitemaps = h.sitemaps.ready;
+    return sitemaps > 0 && (h.sitemaps.next || h.queue.ready - sitemaps <= 0) ? 1 : 0;
   }
 
   /** Recrawls whose time has come join the ready queue, with their importance. */
@@ -111,13 +135,14 @@ export class HostQueues {
   }
 
   forget(host: string): void {
-    this.ready.forget(host);
+    for (const lane of this.ready) lane.forget(host);
     this.waiting.forget(host);
   }
 
-  private leaveReady(h: HostState, recrawl: boolean): void {
+  private leaveReady(h: HostState, recrawl: boolean, lane: 0 | 1): void {
     h.queue.ready--;
     if (recrawl) h.queue.readyRecrawls--;
+    if (lane === 1) h.sitemaps.ready = Math.max(0, h.sitemaps.ready - 1);
   }
 
   /** Applies a change to a host's counts and to the totals together. */
@@ -129,3 +154,4 @@ export class HostQueues {
 }
 
 const refOf = (k: UrlKey): UrlRef => ({ hi: k.hi, lo: k.lo });
+const laneOf = (u: UrlState): 0 | 1 => (u.sitemap_depth > 0 ? 1 : 0);

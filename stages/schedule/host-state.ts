@@ -1,15 +1,18 @@
-// Per-host state of the schedule processor, in its `hosts` store: three small records, each with one
-// owner. The politeness slot (host-slot.ts) belongs to the schedule's release logic, the robots state
-// to the robots gate (robots-gate.ts, which returns new states rather than mutating), the queue
-// counts to the frontier bookkeeping.
-import { avroValues, defineStore, stringKey } from '../../engine/api.js';
-import type { HostSlot } from '../../politeness/host-slot.js';
-import type { RobotsState, RobotsText } from '../../politeness/robots-gate.js';
+// Per-host state of the schedule processor, in its `hosts` store: small records, each with one owner.
+// The politeness slot, the lease book and the robots state belong to politeness/ (host-politeness.ts,
+// leases.ts and robots-gate.ts, which return new states rather than mutating; politeness-schema.ts,
+// their layout), the queue counts and the sitemap lane to the frontier bookkeeping.
+import avro from 'avsc';
+import { avroValues, defineStore, stringKey, type ValueCodec } from '../../engine/api.js';
+import { fromSingleRelease, type HostSlot } from '../../politeness/host-politeness.js';
+import { emptyBook, type LeaseBook } from '../../politeness/leases.js';
+import { newRobotsState, type RobotsState, type RobotsText } from '../../politeness/robots-gate.js';
+import { EMPTY_LEASE_BOOK, hostSlotSchema, leaseBookSchema, robotsStateSchema } from '../../politeness/politeness-schema.js';
 
 export type { RobotsState, RobotsStatus, RobotsText } from '../../politeness/robots-gate.js';
 
 export interface QueueCounts {
-  /** URLs that may be fetched now, and of those the recrawls that came due. */
+  /** URLs that may be fetched now (sitemaps included), and of those the recrawls that came due. */
   ready: number;
   readyRecrawls: number;
   /** URLs due again later. */
@@ -22,6 +25,14 @@ export interface QueueCounts {
   sitemapsAt: number;
 }
 
+/** Sitemaps ready to fetch wait in a lane of their own, and take turns with pages. */
+export interface SitemapLane {
+  /** Of the host's ready URLs, the sitemaps in the lane. */
+  ready: number;
+  /** The next URL comes from the sitemap lane (when both lanes hold some). */
+  next: boolean;
+}
+
 export interface HostState {
   host: string;
   /** Scheme of the host's URLs; robots.txt is fetched on the same origin. */
@@ -29,24 +40,62 @@ export interface HostState {
   slot: HostSlot;
   robots: RobotsState;
   queue: QueueCounts;
+  leases: LeaseBook;
+  sitemaps: SitemapLane;
+}
+
+/** A host first seen: robots.txt still to read, nothing queued, no lease out. */
+export function newHostState(host: string, scheme: string, slot: HostSlot): HostState {
+  return {
+    host, scheme, slot, robots: newRobotsState(), queue: { ready: 0, readyRecrawls: 0, waiting: 0, released: 0, seq: 0, sitemapsAt: 0 },
+    leases: emptyBook(), sitemaps: { ready: 0, next: true },
+  };
 }
 
 const record = (name: string, fields: [string, string][]) => ({ type: 'record', name, fields: fields.map(([n, type]) => ({ name: n, type })) });
 
+const FIELDS = [
+  { name: 'host', type: 'string' },
+  { name: 'scheme', type: 'string' },
+  { name: 'slot', type: hostSlotSchema },
+  { name: 'robots', type: robotsStateSchema },
+  { name: 'queue', type: record('QueueCounts', [['ready', 'long'], ['readyRecrawls', 'long'], ['waiting', 'long'], ['released', 'long'], ['seq', 'long'], ['sitemapsAt', 'long']]) },
+];
+/** Fields appended since the first layout, each with a default: records stored before them still read. */
+const ADDED = [
+  { name: 'leases', type: leaseBookSchema, default: EMPTY_LEASE_BOOK },
+  { name: 'sitemaps', type: record('SitemapLane', [['ready', 'long'], ['next', 'boolean']]), default: { ready: 0, next: true } },
+];
+
+/**
+ * Store values carry no schema id: a record written before fields were appended is shorter, fails to
+ * decode as such (truncated), and is read with the older layout and the added fields' defaults (Avro
+ * schema resolution). A request in flight from before leases becomes a lease of one.
+ */
+function hostStateValues(): ValueCodec<HostState> {
+  const schema = (fields: object[]) => ({ type: 'record', name: 'HostState', namespace: 'crawlstream.store', fields }) as avro.Schema;
+  const current = avro.Type.forSchema(schema([...FIELDS, ...ADDED]));
+  const first = current.createResolver(avro.Type.forSchema(schema(FIELDS)));
+  return {
+    encode: (v) => current.toBuffer(v),
+    decode: (b) => {
+      let h: HostState;
+      try {
+        h = current.fromBuffer(b) as HostState;
+      } catch {
+        h = current.fromBuffer(b, first) as HostState;
+      }
+      if (h.slot.inFlight) Object.assign(h, fromSingleRelease(h.slot, h.leases));
+      return h;
+    },
+  };
+}
+
 export const hostsStore = defineStore<string, HostState>({
   name: 'hosts',
-  description: 'Per host: politeness slot (delay, next allowed start, request in flight, backoff), robots.txt state, queue counts.',
+  description: 'Per host: politeness slot (delay, next allowed start, backoff), leases out and the URLs they owe, robots.txt state, queue counts.',
   keys: stringKey,
-  values: avroValues<HostState>({
-    type: 'record', name: 'HostState', namespace: 'crawlstream.store',
-    fields: [
-      { name: 'host', type: 'string' },
-      { name: 'scheme', type: 'string' },
-      { name: 'slot', type: record('HostSlot', [['delayMs', 'long'], ['nextFetchAt', 'long'], ['inFlight', 'string'], ['inFlightSince', 'long'], ['failures', 'int'], ['releaseSeq', 'long']]) },
-      { name: 'robots', type: record('RobotsState', [['status', 'string'], ['url', 'string'], ['hops', 'int'], ['attempts', 'int'], ['fetchedAt', 'long'], ['expiresAt', 'long'], ['retryAt', 'long'], ['gaveUpUntil', 'long'], ['crawlDelayMs', 'long']]) },
-      { name: 'queue', type: record('QueueCounts', [['ready', 'long'], ['readyRecrawls', 'long'], ['waiting', 'long'], ['released', 'long'], ['seq', 'long'], ['sitemapsAt', 'long']]) },
-    ],
-  } as never),
+  values: hostStateValues(),
 });
 
 export const robotsStore = defineStore<string, RobotsText>({

@@ -4,6 +4,7 @@ import { crawlTestDriver, type CrawlTestDriver } from '../../crawl/testing/crawl
 import { NO_HINTS, PLAIN_RESULT, type CanonicalUrl, type FetchRequest, type FetchResult } from '../../schemas/records.js';
 import { hostsStore } from './host-state.js';
 import { CrawlBudget } from '../../contract/crawl-budget.js';
+import { leaseRequests } from '../../politeness/leases.js';
 
 const HOST = '127.0.0.9:8080';
 const ORIGIN = `http://${HOST}`;
@@ -19,8 +20,19 @@ function done(req: FetchRequest, driver: CrawlTestDriver, over: Partial<FetchRes
     via: req.via, source_url: req.source_url, redirect_hops: req.redirect_hops, status: 200, error: '',
     final_url: req.url, redirect_chain: [], headers: {}, started_at: driver.now - 10, elapsed_ms: 10, ttfb_ms: 5,
     bytes: 0, wire_bytes: 0, content_type: 'text/plain', charset: '', truncated: false, retry_after_ms: 0,
-    conditional: false, remote_address: '', body_encoding: 'identity', body: Buffer.alloc(0), ...over,
+    conditional: false, remote_address: '', body_encoding: 'identity', body: Buffer.alloc(0), lease_id: req.lease_id, lease_epoch: req.lease_epoch,
+    address: '', ...over,
   };
+}
+
+/** Every URL of the leases released since the last look, in the order they are to be fetched. */
+function releasedUrls(d: CrawlTestDriver): FetchRequest[] {
+  return d.readOutput('scheduled').flatMap((r) => leaseRequests(r.value));
+}
+
+/** Reports each request fetched at once (`answer` shapes each outcome). */
+async function completeAll(d: CrawlTestDriver, requests: FetchRequest[], answer: (r: FetchRequest) => Partial<FetchResult> = () => ({})): Promise<void> {
+  for (const r of requests) await d.pipe('fetched', HOST, done(r, d, answer(r)));
 }
 
 const robotsBody = (text: string) => ({ body: Buffer.from(text), bytes: text.length });
@@ -34,10 +46,15 @@ async function driver(config: Record<string, unknown> = {}, budget?: CrawlBudget
   });
 }
 
-/** Runs robots.txt for HOST with the given body and returns the driver once the host is ready. */
+/**
+ * Runs robots.txt for HOST with the given body and returns the driver once the host is ready. Its
+ * answer comes half a second after its release: the loop the schedule measures, which sizes leases
+ * (at the default 1 s delay, two URLs).
+ */
 async function readyHost(d: CrawlTestDriver, robots = 'User-agent: *\nAllow: /\n') {
   const [robotsReq] = d.readOutput('scheduled');
   assert.equal(robotsReq.value.kind, 'robots');
+  await d.advanceTime(500);
   await d.pipe('fetched', HOST, done(robotsReq.value, d, robotsBody(robots)));
   return d;
 }
@@ -54,56 +71,58 @@ describe('schedule', () => {
     await d.close();
   });
 
-  it('should queue every URL of a deduped batch, raise the known ones, and still release one at a time', async () => {
+  it('should queue every URL of a deduped batch, raise the known ones, and still release one lease at a time', async () => {
     const d = await driver();
     await d.pipe('deduped', HOST, url('/a'));
     await readyHost(d);
     await d.advanceTime(1000);
-    const [first] = d.readOutput('scheduled');
-    assert.equal(first.value.url, `${ORIGIN}/a`);
+    const first = releasedUrls(d);
+    assert.deepEqual(first.map((r) => r.url), [`${ORIGIN}/a`]);
     const entry = (path: string, inlinks: number) => ({ url: `${ORIGIN}${path}`, ...NO_HINTS, inlinks });
     // /c is new with one in-link; /b is new but already at two (it arrives reported twice over).
     await d.pipe('deduped', HOST, { ...url('/c'), more: [entry('/b', 2)] });
-    assert.equal(d.readOutput('scheduled').length, 0, 'the host is busy: nothing more is released');
-    await d.pipe('fetched', HOST, done(first.value, d));
+    assert.equal(releasedUrls(d).length, 0, 'the host\'s lease is out: nothing more is released');
+    await completeAll(d, first);
     await d.advanceTime(1000);
-    const [second] = d.readOutput('scheduled');
-    assert.equal(second.value.url, `${ORIGIN}/b`, 'the URL with more in-links first');
-    await d.pipe('fetched', HOST, done(second.value, d));
-    await d.advanceTime(1000);
-    assert.equal(d.readOutput('scheduled')[0].value.url, `${ORIGIN}/c`);
+    const next = releasedUrls(d);
+    assert.deepEqual(next.map((r) => r.url), [`${ORIGIN}/b`, `${ORIGIN}/c`], 'the URL with more in-links first, both in one lease');
     await d.close();
   });
 
-  it('should keep one request in flight per host, however long the fetch takes', async () => {
+  it('should keep one lease out per host, however long its fetches take, and the next a delay after the last ended', async () => {
     const d = await driver();
-    await d.pipe('deduped', HOST, url('/a'));
-    await d.pipe('deduped', HOST, url('/b'));
+    for (const p of ['/a', '/b', '/c', '/d', '/e']) await d.pipe('deduped', HOST, url(p));
     await readyHost(d);
     await d.advanceTime(1000);
-    const [first] = d.readOutput('scheduled');
-    assert.equal(first.value.url, `${ORIGIN}/a`);
+    const lease = d.readOutput('scheduled');
+    assert.equal(lease.length, 1, 'one lease');
+    const first = leaseRequests(lease[0].value);
+    assert.ok(first.length >= 1 && first.length < 5, `a lease holds a round trip of the host's pacing: ${first.length} URLs at a 1 s delay`);
+    assert.equal(first[0].url, `${ORIGIN}/a`);
+    assert.equal(first[0].delay_ms, 1000, 'the lease carries the host\'s delay for the fetch task to space its URLs');
+    assert.deepEqual(first.map((r) => r.lease_id), first.map(() => first[0].fetch_id));
+    assert.equal(new Set(first.map((r) => r.fetch_id)).size, first.length, 'each URL its own fetch id');
     await d.advanceTime(60_000); // the fetcher lags far behind: still nothing new may be released
     assert.equal(d.readOutput('scheduled').length, 0);
-    await d.pipe('fetched', HOST, done(first.value, d));
-    assert.equal(d.readOutput('scheduled').length, 0, 'the next request waits the delay after the last one ended');
+    await completeAll(d, first.slice(0, -1));
+    assert.equal(d.readOutput('scheduled').length, 0, 'the lease still owes a URL');
+    await completeAll(d, first.slice(-1));
+    assert.equal(d.readOutput('scheduled').length, 0, 'the next lease waits the delay after the last request ended');
     await d.advanceTime(999);
     assert.equal(d.readOutput('scheduled').length, 0);
     await d.advanceTime(1);
-    const [second] = d.readOutput('scheduled');
-    assert.equal(second.value.url, `${ORIGIN}/b`);
+    assert.equal(releasedUrls(d)[0].url, `${ORIGIN}/${'abcde'[first.length]}`);
     await d.close();
   });
 
-  it('should measure the delay from when the fetch finished, not from its release', async () => {
+  it('should measure the delay from when the last fetch finished, not from its release', async () => {
     const d = await driver();
-    await d.pipe('deduped', HOST, url('/a'));
-    await d.pipe('deduped', HOST, url('/b'));
+    for (const p of ['/a', '/b', '/c', '/d', '/e']) await d.pipe('deduped', HOST, url(p));
     await readyHost(d);
     await d.advanceTime(1000);
-    const [first] = d.readOutput('scheduled');
-    // The fetch reports it ended 5 s in the future of the scheduler's clock (a slow body).
-    await d.pipe('fetched', HOST, done(first.value, d, { started_at: d.now, elapsed_ms: 5000 }));
+    const first = releasedUrls(d);
+    // The last fetch reports it ended 5 s in the future of the scheduler's clock (a slow body).
+    await completeAll(d, first, (r) => (r === first.at(-1) ? { started_at: d.now, elapsed_ms: 5000 } : {}));
     await d.advanceTime(5999);
     assert.equal(d.readOutput('scheduled').length, 0);
     await d.advanceTime(1);
@@ -113,15 +132,14 @@ describe('schedule', () => {
 
   it('should honour Crawl-delay when it is longer than the default delay', async () => {
     const d = await driver();
-    await d.pipe('deduped', HOST, url('/a'));
-    await d.pipe('deduped', HOST, url('/b'));
+    for (const p of ['/a', '/b', '/c', '/d']) await d.pipe('deduped', HOST, url(p));
     await readyHost(d, 'User-agent: *\nCrawl-delay: 3\nDisallow:\n');
     await d.advanceTime(2999);
     assert.equal(d.readOutput('scheduled').length, 0);
     await d.advanceTime(1);
-    const [first] = d.readOutput('scheduled');
-    assert.equal(first.value.delay_ms, 3000);
-    await d.pipe('fetched', HOST, done(first.value, d));
+    const first = releasedUrls(d);
+    assert.equal(first[0].delay_ms, 3000);
+    await completeAll(d, first);
     await d.advanceTime(2999);
     assert.equal(d.readOutput('scheduled').length, 0);
     await d.advanceTime(1);
@@ -136,9 +154,9 @@ describe('schedule', () => {
     const released: string[] = [];
     for (let i = 0; i < 5; i++) {
       await d.advanceTime(1000);
-      for (const r of d.readOutput('scheduled')) {
-        released.push(r.value.url);
-        await d.pipe('fetched', HOST, done(r.value, d));
+      for (const r of releasedUrls(d)) {
+        released.push(r.url);
+        await d.pipe('fetched', HOST, done(r, d));
       }
     }
     // The group for our token replaces the * group, so /private/ is allowed for us.
@@ -173,6 +191,22 @@ describe('schedule', () => {
     await d.pipe('deduped', HOST, url('/later'));
     assert.equal(d.readOutput('scheduled').length, 0);
     assert.equal(d.counter('schedule', 'dropped.robots-unreachable'), 2);
+    await d.close();
+  });
+
+  it('should skip a host whose Crawl-delay is any number over the bound, 1e308 included, with a skipped row, and never wedge', async () => {
+    const d = await driver();
+    await d.pipe('deduped', HOST, url('/a'));
+    await d.pipe('deduped', HOST, url('/b'));
+    const [robots] = d.readOutput('scheduled');
+    await d.pipe('fetched', HOST, done(robots.value, d, robotsBody('User-agent: *\nCrawl-delay: 1e308\n')));
+    assert.equal(d.counter('schedule', 'errors.fetched'), 0, 'the completion was handled');
+    assert.deepEqual(d.readOutput('dead-letters'), []);
+    const skipped = d.readOutput('skipped').map((r) => [r.value.url, r.value.reason]);
+    assert.deepEqual(skipped, [[`${ORIGIN}/a`, 'crawl-delay-too-long'], [`${ORIGIN}/b`, 'crawl-delay-too-long']]);
+    assert.equal(d.hasPendingWork('schedule'), false, 'nothing left in flight or ready: the crawl can finish');
+    await d.pipe('deduped', HOST, url('/c'));
+    assert.deepEqual(d.readOutput('skipped').map((r) => r.value.reason), ['crawl-delay-too-long'], 'later URLs are skipped at once');
     await d.close();
   });
 
@@ -236,9 +270,9 @@ describe('schedule', () => {
     const order: string[] = [];
     for (let i = 0; i < 5; i++) {
       await d.advanceTime(1);
-      for (const r of d.readOutput('scheduled')) {
-        order.push(new URL(r.value.url).pathname);
-        await d.pipe('fetched', HOST, done(r.value, d));
+      for (const r of releasedUrls(d)) {
+        order.push(new URL(r.url).pathname);
+        await d.pipe('fetched', HOST, done(r, d));
       }
     }
     assert.deepEqual(order, ['/shallow', '/middle', '/deep']);
@@ -252,9 +286,9 @@ describe('schedule', () => {
     const pages: string[] = [];
     for (let i = 0; i < 10; i++) {
       await d.advanceTime(1);
-      for (const r of d.readOutput('scheduled')) {
-        pages.push(new URL(r.value.url).pathname);
-        await d.pipe('fetched', HOST, done(r.value, d));
+      for (const r of releasedUrls(d)) {
+        pages.push(new URL(r.url).pathname);
+        await d.pipe('fetched', HOST, done(r, d));
       }
     }
     assert.deepEqual(pages, ['/1', '/2']);
@@ -270,43 +304,43 @@ describe('schedule', () => {
     await d.pipe('deduped', HOST, url('/2'));
     await readyHost(d);
     await d.advanceTime(1);
-    const [page] = d.readOutput('scheduled');
-    await d.pipe('fetched', HOST, done(page.value, d));
+    const page = releasedUrls(d);
+    assert.deepEqual(page.map((r) => r.url), [`${ORIGIN}/1`], 'a lease holds no more pages than the budget left');
+    await completeAll(d, page);
     await d.advanceTime(10);
     assert.equal(d.readOutput('scheduled').length, 0);
     assert.equal(d.hasPendingWork('schedule'), false, 'a spent budget ends the crawl with URLs left');
     await d.close();
   });
 
-  it('should ignore a second completion of the same fetch (a redo after a crash)', async () => {
+  it('should ignore a second report of the same fetch (a redo after a crash)', async () => {
     const d = await driver({ defaultDelayMs: 0 });
     await d.pipe('deduped', HOST, url('/a'));
-    await d.pipe('deduped', HOST, url('/b'));
     await readyHost(d);
     await d.advanceTime(1);
-    const [a] = d.readOutput('scheduled');
-    await d.pipe('fetched', HOST, done(a.value, d));
-    await d.advanceTime(1);
-    const [b] = d.readOutput('scheduled');
-    await d.pipe('fetched', HOST, done(a.value, d)); // the redo of /a completes while /b is in flight
+    const [a] = releasedUrls(d);
+    await d.pipe('fetched', HOST, done(a, d));
+    await d.pipe('deduped', HOST, url('/b'));
+    const [b] = releasedUrls(d);
+    assert.equal(b.url, `${ORIGIN}/b`);
+    await d.pipe('fetched', HOST, done(a, d)); // the redo of /a completes while /b is out
     await d.advanceTime(1000);
-    assert.equal(d.readOutput('scheduled').length, 0, '/b is still in flight');
-    assert.equal(d.store(hostsStore).get(HOST)!.slot.inFlight, b.value.fetch_id);
+    assert.equal(d.readOutput('scheduled').length, 0, '/b is still out');
+    assert.deepEqual(d.store(hostsStore).get(HOST)!.leases.open.map((l) => l.id), [b.lease_id]);
     assert.equal(d.counter('schedule', 'stale-completions'), 1);
     await d.close();
   });
 });
 
 describe('schedule: priority, recrawl, sitemaps', () => {
-  const req = (d: CrawlTestDriver) => d.readOutput('scheduled');
   /** Runs the host until nothing more is released: each request completes at once (`answer` shapes it). */
   async function drain(d: CrawlTestDriver, answer: (r: FetchRequest) => Partial<FetchResult> = () => ({}), rounds = 400): Promise<FetchRequest[]> {
     const released: FetchRequest[] = [];
     for (let i = 0; i < rounds; i++) {
       await d.advanceTime(100);
-      for (const r of req(d)) {
-        released.push(r.value);
-        await d.pipe('fetched', HOST, done(r.value, d, answer(r.value)));
+      for (const r of releasedUrls(d)) {
+        released.push(r);
+        await d.pipe('fetched', HOST, done(r, d, answer(r)));
       }
     }
     return released;
@@ -320,10 +354,10 @@ describe('schedule: priority, recrawl, sitemaps', () => {
     const released: string[] = [];
     for (let round = 0; round < 50 && released.length < 12; round++) {
       await d.advanceTime(1);
-      for (const r of req(d)) {
-        const path = new URL(r.value.url).pathname;
+      for (const r of releasedUrls(d)) {
+        const path = new URL(r.url).pathname;
         released.push(path);
-        await d.pipe('fetched', HOST, done(r.value, d));
+        await d.pipe('fetched', HOST, done(r, d));
         // Each leaf fetched links to the five hubs; dedup reports a hub's in-links at 1, 2, 4, 8, …
         if (path.startsWith('/leaf/')) {
           const n = Number(path.slice(6));

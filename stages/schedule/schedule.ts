@@ -1,31 +1,38 @@
-// schedule: deduped + fetched → scheduled. The politeness core and the frontier.
+// schedule: deduped + fetched + unfetched → scheduled. The frontier, and the politeness loop's
+// scheduler side: it asks politeness/ when each host may be asked again and never computes a delay.
 //
-// A host's next URL is released only when (1) nothing is in flight for the host — the fetched topic,
-// co-partitioned with this task, tells us when the last fetch FINISHED — and (2) the host's timer,
-// set from that finish time plus max(default delay, Crawl-delay, Retry-After, backoff), has passed,
-// and (3) robots.txt has been read (fetched first, through the same slot). A fetcher lagging behind
-// therefore delays the host instead of letting releases pile into a burst. Among a host's ready URLs
-// the most important goes first (url-state.ts rankOf); with --recrawl every fetched URL waits for its
-// due time and comes back ready, competing with new URLs on the same scale.
+// A host's next URLs go out as a lease (politeness/leases.ts): up to 32 of them, about a round trip of
+// the host's pacing, once (1) no lease of the host is out — the fetched and unfetched topics,
+// co-partitioned with this task, report each URL — (2) the host's timer, set from when its last fetch
+// FINISHED plus max(default delay, Crawl-delay, Retry-After, backoff), has passed, and (3) robots.txt
+// has been read (fetched first, as a lease of its own). The fetch task that owns the host's server
+// address spaces the lease's URLs itself, so a fetcher lagging behind delays the host instead of
+// letting releases pile into a burst. A second lease may queue behind the first in that same task.
+// Among a host's ready URLs the most important goes first (url-state.ts rankOf), sitemaps taking
+// turns with pages; with --recrawl every fetched URL waits for its due time and comes back ready.
 import {
   defineProcessor, type KeyValueStore, type Processor, type ProcessorContext, type RecordOf, type RuntimeControl, type TopicValues,
 } from '../../engine/api.js';
-import type { CanonicalUrl, FetchRequest, FetchResult } from '../../schemas/records.js';
+import type { CanonicalUrl, FetchResult, UnfetchedUrl } from '../../schemas/records.js';
 import type { CrawlConfig } from '../../contract/config.js';
-import { deduped, fetched, scheduled, skipped } from '../../contract/topics.js';
-import { hostsStore, robotsStore, sameOrigin, type HostState } from './host-state.js';
+import { deduped, fetched, scheduled, skipped, unfetched } from '../../contract/topics.js';
+import { hostsStore, newHostState, robotsStore, type HostState } from './host-state.js';
 import { readyQueueStore, waitingQueueStore } from './host-frontier.js';
-import { HostQueues, MAX_STEPS_PER_TURN } from './host-queues.js';
-import { finished, newSlot, released } from '../../politeness/host-slot.js';
-import { newRobotsState, RobotsGate } from '../../politeness/robots-gate.js';
+import { HostQueues } from './host-queues.js';
+import { freedWithoutOutcome, judge, leased, pausedUntil } from '../../politeness/host-politeness.js';
+import { mayQueueBehind, owedCount, reported, restarted } from '../../politeness/leases.js';
+import { Politeness } from '../../politeness/politeness.js';
+import type { RobotsGate } from '../../politeness/robots-gate.js';
 import { firstInterval } from '../../recrawl/recrawl-policy.js';
-import { priorityOf, sitemapState, urlKey, urlsStore, type UrlKey, type UrlState } from './url-state.js';
+import { urlKey, urlsStore, type UrlKey, type UrlState } from './url-state.js';
 import { TimerHeap } from './timer-heap.js';
 import type { CrawlBudget } from '../../contract/crawl-budget.js';
 import { canonicalEntries } from '../../contract/url-batch.js';
+import { leaseRequest, robotsRequest, takeUrls } from './lease-release.js';
+import { afterPage, dropReadyUrls, giveUpLeases, queueSitemaps, requeue } from './url-reports.js';
 import type { FocusGate } from '../../focus/focus-gate.js';
 
-const inputs = [fetched, deduped] as const;
+const inputs = [fetched, deduped, unfetched] as const;
 const outputs = [scheduled, skipped] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
@@ -40,24 +47,24 @@ export interface ScheduleServices {
   focusGate?: FocusGate;
 }
 
-/** No fetch outlives the fetcher's total timeout; a slot held far longer lost its outcome to a bug. */
-const STALE_SLOT_GRACE_MS = 60_000;
-const MAX_SITEMAPS_PER_HOST = 16;
-
 export class Schedule implements Processor<In, Out> {
+  readonly config: CrawlConfig;
+  readonly budget: CrawlBudget | undefined;
+  queues!: HostQueues;
+  robots!: RobotsGate;
+  ctx!: ProcessorContext<Out>;
   private hosts!: KeyValueStore<string, HostState>;
   private urls!: KeyValueStore<UrlKey, UrlState>;
-  private queues!: HostQueues;
-  private robots!: RobotsGate;
   private readonly active = new Map<string, HostState>();
   private readonly timers = new TimerHeap();
   private readonly armedAt = new Map<string, number>();
+  /** URLs leased and not yet reported, over the task's hosts. */
   private inFlight = 0;
-  private ctx!: ProcessorContext<Out>;
-  private readonly config: CrawlConfig;
+  private politeness!: Politeness;
 
   constructor(private readonly s: ScheduleServices) {
     this.config = s.config;
+    this.budget = s.budget;
   }
 
   async init(ctx: ProcessorContext<Out>): Promise<void> {
@@ -65,19 +72,25 @@ export class Schedule implements Processor<In, Out> {
     this.hosts = ctx.store(hostsStore);
     this.urls = ctx.store(urlsStore);
     this.queues = new HostQueues(this.urls, ctx.store(readyQueueStore), ctx.store(waitingQueueStore));
-    this.robots = new RobotsGate(ctx.store(robotsStore), this.config);
+    this.politeness = new Politeness(ctx.store(robotsStore), this.config);
+    this.robots = this.politeness.robots;
     for await (const [host, h] of this.hosts.entries()) {
-      this.s.budget?.addUsed(h.queue.released);
-      if (h.queue.ready === 0 && h.queue.waiting === 0 && !h.slot.inFlight) continue;
+      this.budget?.addUsed(h.queue.released);
+      const owed = owedCount(h.leases);
+      if (h.queue.ready === 0 && h.queue.waiting === 0 && owed === 0) continue;
       this.active.set(host, h);
       this.queues.account(h, +1);
-      if (h.slot.inFlight) {
-        this.inFlight++;
+      if (owed > 0) {
+        // Their reports may still come, or may have been lost with the process: the lost-lease guard,
+        // counted from now, decides (a host is never left waiting on a report that cannot come).
+        this.inFlight += owed;
+        h.leases = restarted(h.leases, ctx.now());
+        this.arm(h, this.politeness.lostAt(h));
         continue;
       }
       // Due times survive restarts: a host with only future recrawls wakes at the first of them.
       const due = h.queue.ready > 0 ? 0 : await this.queues.firstDue(h);
-      this.arm(h, Math.max(h.slot.nextFetchAt, due));
+      this.arm(h, Math.max(this.politeness.nextAllowedStart(h), due));
     }
     this.reportGauges();
   }
@@ -88,6 +101,8 @@ export class Schedule implements Processor<In, Out> {
       switch (record.topic) {
         case 'fetched':
           return await this.onFetched(record.value, ctx.now());
+        case 'unfetched':
+          return await this.onUnfetched(record.value, ctx.now());
         case 'deduped': {
           // A batch of one host's URLs: each is decided on its own, in order.
           const { more: _batch, ...shared } = record.value;
@@ -96,21 +111,12 @@ export class Schedule implements Processor<In, Out> {
         }
       }
     } catch (err) {
-      // A record that cannot be handled must never leave its host waiting on an outcome that will not
-      // come back (a dead-lettered completion once stalled a host for good): say so, free the slot.
+      // A record that cannot be handled must never leave its host waiting on a report that will not
+      // come back (a dead-lettered completion once stalled a host for good): say so, count the URL reported.
       ctx.metrics.count(`errors.${record.topic}`);
       ctx.log.warn(`schedule: ${record.topic} record for ${record.value.url} failed: ${(err as Error).message}`);
-      if (record.topic === 'fetched') this.freeSlot(record.value, ctx.now());
+      if (record.topic !== 'deduped') this.reportWithoutOutcome(record.value, ctx.now());
     }
-  }
-
-  private freeSlot(r: FetchResult, now: number): void {
-    const h = this.active.get(r.host) ?? this.hosts.get(r.host);
-    if (!h || h.slot.inFlight !== r.fetch_id) return;
-    this.inFlight--;
-    h.slot = { ...h.slot, inFlight: '', nextFetchAt: now + h.slot.delayMs };
-    this.save(h);
-    this.arm(h, h.slot.nextFetchAt);
   }
 
   async punctuate(now: number, ctx: ProcessorContext<Out>): Promise<void> {
@@ -125,9 +131,9 @@ export class Schedule implements Processor<In, Out> {
     this.reportGauges();
   }
 
-  /** Work due now: URLs ready or fetches in flight. Future recrawls alone leave a crawl caught up. */
+  /** Work due now: URLs ready or leased. Future recrawls alone leave a crawl caught up. */
   hasPendingWork(): boolean {
-    const blocked = (this.s.budget?.exhausted() ?? false) || this.s.control.paused;
+    const blocked = (this.budget?.exhausted() ?? false) || this.s.control.paused;
     return this.inFlight > 0 || (this.queues.totals.ready > 0 && !blocked);
   }
 
@@ -145,14 +151,14 @@ export class Schedule implements Processor<In, Out> {
       return;
     }
     const decision = this.robots.decide(h.host, h.scheme, h.robots, now);
-    if (decision.kind === 'refuse') return this.skip(h, u.url, decision.reason, u.depth, u.source_url);
-    if (this.robots.isFresh(h.robots, now) && !this.robots.allows(h.host, h.robots, u.url)) return this.skip(h, u.url, 'robots-disallowed', u.depth, u.source_url);
+    if (decision.kind === 'refuse') return this.skip(h, u.url, decision.reason, u.depth, this.robots.refusalDetail(h.robots, decision.reason), u.source_url);
+    if (this.robots.isFresh(h.robots, now) && !this.robots.allows(h.host, h.robots, u.url)) return this.skip(h, u.url, 'robots-disallowed', u.depth, '', u.source_url);
     const state: UrlState = {
       url: u.url, depth: u.depth, via: u.via, source_url: u.source_url, redirect_hops: u.redirect_hops, discovered_at: u.discovered_at,
       inlinks: Math.max(1, u.inlinks), priority_hint: u.priority_hint, changefreq: u.changefreq, lastmod: u.lastmod,
       sitemap_depth: u.sitemap_depth, phase: 'ready', queue_seq: 0, queue_rank: 0, attempt: 1, etag: '', last_modified: '', sha1: '',
       interval_ms: this.config.recrawl ? firstInterval(u, now, this.config) : 0, next_due_at: 0, fetches: 0, changes: 0, gone: 0, captured_at: 0,
-      score,
+      score, lost: 0,
     };
     this.queues.enqueueReady(h, key, state, false);
     this.save(h);
@@ -161,12 +167,16 @@ export class Schedule implements Processor<In, Out> {
 
   private async onFetched(r: FetchResult, now: number): Promise<void> {
     const h = this.active.get(r.host) ?? this.hosts.get(r.host);
-    if (!h || r.fetch_id !== h.slot.inFlight) {
-      // A completion we no longer wait for: the redo of a fetch after a crash, already accounted.
+    const verdict = judge(r);
+    const key = urlKey(r.host, r.url);
+    const report = h && reported(h.leases, r.lease_id || r.fetch_id, key, { address: r.address, epoch: r.lease_epoch, cut: verdict.throttled || verdict.failed }, now);
+    if (!h || !report) {
+      // A report no lease waits for: the redo of a fetch after a crash, or one whose lease was given up.
       this.ctx.metrics.count('stale-completions');
       return;
     }
     this.inFlight--;
+    h.leases = report.book;
     if (r.kind === 'robots') {
       const outcome = this.robots.afterFetch(h.host, h.scheme, h.robots, r, now);
       this.ctx.metrics.count(`robots.${outcome.outcome}`);
@@ -174,163 +184,136 @@ export class Schedule implements Processor<In, Out> {
       if (outcome.text === null) this.robotsTexts().delete(h.host);
       else if (outcome.text) this.robotsTexts().put(h.host, outcome.text);
       // The Crawl-delay just read already applies to the next request.
-      h.slot = { ...finished(h.slot, r, now, this.robots.delayOf(h.robots), this.config.maxAttempts).slot };
+      this.politeness.freed(h, report.lease, r, now);
       if (outcome.outcome === 'crawl-delay-too-long') {
-        this.ctx.log.warn(`${h.host}: robots.txt asks a Crawl-delay of ${h.robots.crawlDelayMs} ms, over --max-crawl-delay ${this.config.maxCrawlDelayMs} ms: the host is skipped until robots.txt is read again`);
+        this.ctx.log.warn(`${h.host}: robots.txt asks a ${this.robots.refusalDetail(h.robots, outcome.outcome)} (--max-crawl-delay): the host is skipped until robots.txt is read again`);
       }
-      if (h.robots.status === 'rules' || h.robots.status === 'allow-all') this.queueSitemaps(h, outcome.sitemaps, now);
+      if (h.robots.status === 'rules' || h.robots.status === 'allow-all') queueSitemaps(this, h, outcome.sitemaps, now);
     } else {
-      const { slot, throttled, failed } = finished(h.slot, r, now, this.robots.delayOf(h.robots), this.config.maxAttempts);
-      h.slot = slot;
+      const { throttled, failed } = this.politeness.freed(h, report.lease, r, now);
       if (throttled) this.ctx.metrics.count('throttled');
-      this.afterPage(h, r, throttled || failed, now);
+      afterPage(this, h, r, throttled || failed, key);
     }
     this.save(h);
     await this.tryRelease(h, now);
   }
 
-  /** Where a fetched URL goes next: a retry, its recrawl, or nowhere. */
-  private afterPage(h: HostState, r: FetchResult, retryable: boolean, now: number): void {
-    const key = urlKey(h.host, r.url);
-    const u = this.urls.get(key);
-    this.ctx.metrics.count('fetched');
-    if (!u) return;
-    if (retryable && u.attempt < this.config.maxAttempts) {
-      this.ctx.metrics.count('retries');
-      return this.queues.enqueueReady(h, key, { ...u, attempt: u.attempt + 1 }, u.fetches > 0);
+  /** A leased URL the fetch task gave back without a request: queued again, and the host a delay from now. */
+  private async onUnfetched(u: UnfetchedUrl, now: number): Promise<void> {
+    const h = this.active.get(u.host) ?? this.hosts.get(u.host);
+    const report = h && reported(h.leases, u.lease_id, urlKey(u.host, u.url), { address: '', epoch: u.lease_epoch, cut: u.reason === 'lease-cut' }, now);
+    if (!h || !report) {
+      this.ctx.metrics.count('stale-completions');
+      return;
     }
-    if (retryable) this.ctx.metrics.count('gave-up');
-    const ok = r.status >= 200 && r.status < 300;
-    const next: UrlState = {
-      ...u, attempt: 1, fetches: u.fetches + 1, changes: u.changes + (r.changed ? 1 : 0),
-      gone: r.status === 404 || r.status === 410 ? u.gone + 1 : 0, captured_at: ok ? r.started_at : u.captured_at,
-      etag: ok ? r.etag : u.etag, last_modified: ok ? r.last_modified : u.last_modified, sha1: ok ? r.body_sha1 : u.sha1,
-      interval_ms: r.recrawl_interval_ms || u.interval_ms, next_due_at: r.next_due_at,
-    };
-    if (r.status === 304) this.ctx.metrics.count('not-modified');
-    if (r.next_due_at > 0) return this.queues.enqueueWaiting(h, key, next);
-    this.queues.stop(key, next);
+    this.inFlight--;
+    h.leases = report.book;
+    this.ctx.metrics.count(`given-back.${u.reason}`);
+    h.slot = freedWithoutOutcome(h.slot, now);
+    if (report.lease.kind === 'urls') requeue(this, h, u.url);
+    this.save(h);
+    await this.tryRelease(h, now);
   }
 
-  /** Releases the host's next fetch if its slot is free and its timer has passed. */
+  /** A report that could not be handled still counts as reported, so its lease can end. */
+  private reportWithoutOutcome(v: FetchResult | UnfetchedUrl, now: number): void {
+    const h = this.active.get(v.host) ?? this.hosts.get(v.host);
+    const report = h && reported(h.leases, v.lease_id || v.fetch_id, urlKey(v.host, v.url), { address: '', epoch: v.lease_epoch, cut: false }, now);
+    if (!h || !report) return;
+    this.inFlight--;
+    h.leases = report.book;
+    h.slot = freedWithoutOutcome(h.slot, now);
+    this.save(h);
+    this.arm(h, now);
+  }
+
+  /** Releases the host's next lease if it may go out now, else arms the host's timer. */
   private async tryRelease(h: HostState, now: number): Promise<void> {
-    if (h.slot.inFlight) return this.checkStale(h, now);
-    if (this.s.control.paused) return this.arm(h, now + 200);
-    if (now < h.slot.nextFetchAt) return this.arm(h, h.slot.nextFetchAt);
+    if (h.leases.open.length) {
+      const lost = this.politeness.lostAt(h);
+      if (now >= lost) {
+        this.inFlight -= giveUpLeases(this, h, now);
+        this.save(h);
+      }
+      else if (this.s.control.paused || !mayQueueBehind(h.leases, h.slot.failures)) return this.arm(h, lost);
+      else return this.queueBehind(h, now, lost);
+    }
+    if (this.s.control.paused) return this.arm(h, pausedUntil(now));
+    const allowed = this.politeness.nextAllowedStart(h);
+    const robots = this.robots.decide(h.host, h.scheme, h.robots, now);
+    // A host refused (robots.txt unreachable, a Crawl-delay over the bound) gets no request: its URLs
+    // are dropped now, not after its delay, however long that is.
+    if (now < allowed && robots.kind !== 'refuse') return this.arm(h, allowed);
     await this.queues.promoteDue(h, now);
     this.save(h);
     if (h.queue.ready === 0) return this.idle(h);
-    const robots = this.robots.decide(h.host, h.scheme, h.robots, now);
+    if (robots.kind === 'refuse') return this.dropReady(h, robots.reason);
     if (robots.kind === 'wait') return this.arm(h, robots.until);
     if (robots.kind === 'fetch') return this.releaseRobots(h, robots.url, robots.attempt, robots.hops, now);
-    if (robots.kind === 'refuse') return this.dropReady(h, robots.reason);
     if (this.s.focusGate && !(await this.admitted(h, this.s.focusGate, now))) return;
-    for (let step = 0; step < MAX_STEPS_PER_TURN; step++) {
-      const next = await this.queues.popReady(h);
-      if (!next) break;
-      const { key, u, rank, recrawl } = next;
-      if (!u) continue;
-      if (!this.robots.allows(h.host, h.robots, u.url)) {
-        this.queues.stop(key, u);
-        this.skip(h, u.url, 'robots-disallowed', u.depth);
-        continue;
-      }
-      // Budgets count distinct pages: a recrawl never spends them again.
-      if (!recrawl && u.sitemap_depth === 0) {
-        if (h.queue.released >= this.config.maxPagesPerHost) {
-          this.queues.stop(key, u);
-          this.skip(h, u.url, 'host-budget', u.depth);
-          continue;
-        }
-        if (this.s.budget && !this.s.budget.tryTake()) {
-          this.queues.enqueueReady(h, key, u, false); // the last page of the global budget went to another task
-          this.save(h);
-          return;
-        }
-        h.queue.released++;
-      }
-      return this.releaseUrl(h, key, u, rank, now);
-    }
+    const { taken, budgetSpent } = await takeUrls(this, h, this.leaseSize(h));
+    if (taken.length) return this.releaseUrls(h, taken, now, false);
     this.save(h);
+    if (budgetSpent) return;
     if (h.queue.ready > 0) this.arm(h, now + 1);
     else await this.idle(h);
   }
 
-  private releaseUrl(h: HostState, key: UrlKey, u: UrlState, rank: number, now: number): void {
-    const conditional = u.fetches > 0 && this.config.recrawl;
-    const request = this.release(h, u.sitemap_depth > 0 ? 'sitemap' : 'page', now, {
-      url: u.url, depth: u.depth, attempt: u.attempt, via: u.fetches > 0 ? 'recrawl' : u.via, source_url: u.source_url,
-      redirect_hops: u.redirect_hops, if_none_match: conditional ? u.etag : '', if_modified_since: conditional ? u.last_modified : '',
-      priority: priorityOf(u), recrawl_interval_ms: u.interval_ms, previous_sha1: u.sha1, gone_count: u.gone, sitemap_depth: u.sitemap_depth,
-      previous_captured_at: u.captured_at,
-    });
-    this.urls.put(key, { ...u, phase: 'in-flight', queue_rank: rank });
-    if (request.via === 'recrawl') this.ctx.metrics.count('recrawls');
+  /** A next lease, pinned to the open one's server address so that it queues behind it in the same fetch task. */
+  private async queueBehind(h: HostState, now: number, lost: number): Promise<void> {
+    const fresh = this.robots.decide(h.host, h.scheme, h.robots, now).kind === 'ready';
+    await this.queues.promoteDue(h, now);
+    // A focused crawl's gate is asked once per lease, a queued one too.
+    if (fresh && h.queue.ready > 0 && this.s.focusGate && !(await this.admitted(h, this.s.focusGate, now))) return;
+    const { taken } = fresh && h.queue.ready > 0 ? await takeUrls(this, h, this.leaseSize(h)) : { taken: [] };
+    if (taken.length) return this.releaseUrls(h, taken, now, true);
+    this.save(h);
+    this.arm(h, lost);
+  }
+
+  private leaseSize(h: HostState): number {
+    return this.politeness.leaseSize(h, this.config.maxPagesPerHost - h.queue.released);
+  }
+
+  private releaseUrls(h: HostState, taken: Awaited<ReturnType<typeof takeUrls>>['taken'], now: number, queued: boolean): void {
+    const address = queued ? h.leases.address : '';
+    const { slot, book, lease } = leased(h.slot, h.leases, h.host, now, taken.map((t) => ({ hi: t.key.hi, lo: t.key.lo })), queued);
+    h.slot = slot;
+    h.leases = book;
+    const request = leaseRequest(h, lease, taken, now, this.config.recrawl, address);
+    for (const t of taken) {
+      this.urls.put(t.key, { ...t.u, phase: 'in-flight', queue_rank: t.rank });
+      if (t.u.fetches > 0) this.ctx.metrics.count('recrawls');
+    }
+    this.inFlight += taken.length;
+    this.ctx.metrics.count('leases');
+    this.save(h);
+    this.ctx.forward('scheduled', h.host, request);
+    this.arm(h, this.politeness.lostAt(h));
   }
 
   private releaseRobots(h: HostState, url: string, attempt: number, hops: number, now: number): void {
-    this.release(h, 'robots', now, {
-      url, depth: 0, attempt, via: 'seed', source_url: '', redirect_hops: hops, if_none_match: '', if_modified_since: '',
-      priority: 0, recrawl_interval_ms: 0, previous_sha1: '', gone_count: 0, sitemap_depth: 0, previous_captured_at: 0,
-    });
-  }
-
-  private release(h: HostState, kind: FetchRequest['kind'], now: number, fields: Omit<FetchRequest, 'fetch_id' | 'host' | 'kind' | 'delay_ms' | 'released_at' | 'address'>): FetchRequest {
-    const { slot, fetchId } = released(h.slot, h.host, now);
+    const { slot, book, lease } = leased(h.slot, h.leases, h.host, now, 'robots');
     h.slot = slot;
+    h.leases = book;
     this.inFlight++;
     this.save(h);
-    const request: FetchRequest = { ...fields, fetch_id: fetchId, host: h.host, kind, delay_ms: h.slot.delayMs, released_at: now, address: '' };
-    this.ctx.forward('scheduled', h.host, request);
-    return request;
-  }
-
-  private queueSitemaps(h: HostState, named: string[], now: number): void {
-    if (!this.config.sitemaps || h.queue.sitemapsAt >= h.robots.fetchedAt) return;
-    h.queue.sitemapsAt = now;
-    const own = named.filter((s) => sameOrigin(s, h));
-    if (named.length > own.length) this.ctx.metrics.count('sitemaps.other-host', named.length - own.length);
-    // sitemaps.org: without a Sitemap line, /sitemap.xml is where a site's sitemap usually is.
-    const urls = named.length ? own.slice(0, MAX_SITEMAPS_PER_HOST) : [`${h.scheme}://${h.host}/sitemap.xml`];
-    for (const url of urls) {
-      const key = urlKey(h.host, url);
-      const u = this.urls.get(key);
-      if (u && u.phase !== 'stopped') continue;
-      this.queues.enqueueReady(h, key, sitemapState(url, `${h.scheme}://${h.host}/robots.txt`, now, u), false);
-    }
+    this.ctx.forward('scheduled', h.host, robotsRequest(h, lease, url, attempt, hops, now));
+    this.arm(h, this.politeness.lostAt(h));
   }
 
   /** The host may crawl nothing now: its ready URLs are dropped, each recorded. */
   private async dropReady(h: HostState, reason: string): Promise<void> {
-    for (let step = 0; step < MAX_STEPS_PER_TURN; step++) {
-      const next = await this.queues.popReady(h);
-      if (!next) break;
-      if (!next.u) continue;
-      this.queues.stop(next.key, next.u);
-      this.skip(h, next.u.url, reason, next.u.depth);
-    }
+    await dropReadyUrls(this, h, reason, this.robots.refusalDetail(h.robots, reason));
     this.save(h);
     if (h.queue.ready > 0) this.arm(h, this.ctx.now() + 1);
     else await this.idle(h);
   }
 
   /** A URL that will not be fetched, and why: counted, and a `skipped` record a data engineer can query. */
-  private skip(h: HostState, url: string, reason: string, depth = 0, sourceUrl = ''): void {
+  skip(h: HostState, url: string, reason: string, depth = 0, detail = '', sourceUrl = ''): void {
     this.ctx.metrics.count(`dropped.${reason}`);
-    const detail = reason === 'crawl-delay-too-long' ? `Crawl-delay ${h.robots.crawlDelayMs} ms > ${this.config.maxCrawlDelayMs} ms` : '';
     this.ctx.forward('skipped', h.host, { url, host: h.host, reason, detail, depth, source_url: sourceUrl, decided_at: this.ctx.now() });
-  }
-
-  /** A slot held past any fetch's life lost its outcome to a bug: say so and free the host. */
-  private checkStale(h: HostState, now: number): void {
-    const limit = h.slot.inFlightSince + this.config.fetchTimeoutMs * 2 + STALE_SLOT_GRACE_MS;
-    if (now < limit) return this.arm(h, limit);
-    this.ctx.log.warn(`${h.host}: fetch ${h.slot.inFlight} released ${now - h.slot.inFlightSince} ms ago never reported back; freeing the host (its outcome, if it comes, is ignored)`);
-    this.ctx.metrics.count('stale-slots');
-    this.inFlight--;
-    h.slot = { ...h.slot, inFlight: '', nextFetchAt: now + h.slot.delayMs };
-    this.save(h);
-    this.arm(h, h.slot.nextFetchAt);
   }
 
   /** A focused crawl: may the host release now, or do hosts with better URLs go first? Holding back is all it can do. */
@@ -346,21 +329,15 @@ export class Schedule implements Processor<In, Out> {
   private async idle(h: HostState): Promise<void> {
     this.s.focusGate?.forget(h.host);
     this.save(h);
-    if (h.queue.waiting > 0) return this.arm(h, Math.max(h.slot.nextFetchAt, await this.queues.firstDue(h)));
-    if (h.slot.inFlight || h.queue.ready > 0) return;
+    if (h.queue.waiting > 0) return this.arm(h, Math.max(this.politeness.nextAllowedStart(h), await this.queues.firstDue(h)));
+    if (h.leases.open.length || h.queue.ready > 0) return;
     this.active.delete(h.host);
     this.armedAt.delete(h.host);
     this.queues.forget(h.host);
   }
 
   private host(host: string, url: string): HostState {
-    let h = this.active.get(host) ?? this.hosts.get(host);
-    if (!h) {
-      h = {
-        host, scheme: url.slice(0, url.indexOf(':')), slot: newSlot(this.config.defaultDelayMs), robots: newRobotsState(),
-        queue: { ready: 0, readyRecrawls: 0, waiting: 0, released: 0, seq: 0, sitemapsAt: 0 },
-      };
-    }
+    const h = this.active.get(host) ?? this.hosts.get(host) ?? newHostState(host, url.slice(0, url.indexOf(':')), this.politeness.newSlot());
     if (!this.active.has(host)) {
       this.active.set(host, h);
       this.queues.account(h, +1);
@@ -392,16 +369,17 @@ export class Schedule implements Processor<In, Out> {
     metrics.gauge('in-flight', this.inFlight);
     metrics.gauge('hosts.active', this.active.size);
     metrics.gauge('hosts.waiting', this.armedAt.size);
+    metrics.gauge('lease.loop-ms', Math.round(this.politeness.loopMs));
   }
 }
 
 export const scheduleProcessor = defineProcessor({
   name: 'schedule',
-  description: 'Politeness and robots.txt: one request in flight per host, delays from the end of the last fetch, Retry-After, backoff, budgets; the most important URL first; recrawls when due; sitemaps.',
+  description: 'Politeness and robots.txt: leases of a host\'s next URLs (one lease at a time, or a second queued behind it in the same fetch task), delays from the end of the last fetch, Retry-After, backoff, budgets; the most important URL first; recrawls when due; sitemaps.',
   inputs,
   outputs,
   stores: [hostsStore, urlsStore, readyQueueStore, waitingQueueStore, robotsStore],
   punctuateEveryMs: 10,
-  delivery: 'Exactly once: releases, host timers and queue changes commit together with the input position. A fetch redone after a crash is released only once; its second completion is ignored.',
+  delivery: 'Exactly once: leases, host timers and queue changes commit together with the input position. A URL redone or given back after a crash is reported once; a second report is ignored; a lease that stops reporting is released again once.',
   create: (s: ScheduleServices) => new Schedule(s),
 });

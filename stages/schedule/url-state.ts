@@ -42,6 +42,8 @@ export interface UrlState {
   captured_at: number;
   /** A focused crawl's best score of the URL, 0–1 (it ranks the URL: focus/rank.ts); -1 when not scored. */
   score: number;
+  /** Times a lease holding it was given up as lost (no report came): released again once, then skipped. */
+  lost: number;
 }
 
 export interface UrlKey {
@@ -65,7 +67,7 @@ const FIELDS = [
   { name: 'changes', type: 'int' }, { name: 'gone', type: 'int' },
 ];
 /** Fields appended since the first layout, in order, each with a default: values stored before them still read. */
-const ADDED = [{ name: 'captured_at', type: 'long', default: 0 }, { name: 'score', type: 'float', default: -1 }];
+const ADDED = [{ name: 'captured_at', type: 'long', default: 0 }, { name: 'score', type: 'float', default: -1 }, { name: 'lost', type: 'int', default: 0 }];
 
 /**
  * Store values carry no schema id, so a value written before a field was appended is shorter than
@@ -140,6 +142,6 @@ export function sitemapState(url: string, robotsUrl: string, now: number, known:
     url, depth: 0, via: 'sitemap', source_url: robotsUrl, redirect_hops: 0, discovered_at: now, inlinks: 1,
     priority_hint: -1, changefreq: '', lastmod: 0, sitemap_depth: 1, phase: 'ready', queue_seq: 0, queue_rank: 0, attempt: 1,
     etag: '', last_modified: '', sha1: known?.sha1 ?? '', captured_at: known?.captured_at ?? 0, interval_ms: 0, next_due_at: 0,
-    fetches: known?.fetches ?? 0, changes: 0, gone: 0, score: -1,
+    fetches: known?.fetches ?? 0, changes: 0, gone: 0, score: -1, lost: 0,
   };
 }

@@ -13,6 +13,7 @@ import { SinkWriter } from '../../clickhouse/sink-writer.js';
 import { defineProcessor, type Logger, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../../engine/api.js';
 import type { CrawlConfig } from '../../contract/config.js';
 import { duplicates, fetched, parsed, skipped } from '../../contract/topics.js';
+import type { OutputTrouble, Troubles } from '../../contract/troubles.js';
 
 const inputs = [fetched, parsed, duplicates, skipped] as const;
 type In = TopicValues<typeof inputs>;
@@ -23,6 +24,7 @@ export interface SinkServices {
   clickhouse: () => Promise<ClickHouse>;
   /** 'live', or a replay's own name: its positions are kept apart from the crawl's. */
   sinkName: string;
+  troubles?: Troubles;
 }
 
 export const clickhouseSink = defineProcessor({
@@ -45,11 +47,11 @@ export const clickhouseSink = defineProcessor({
  */
 const writers = new WeakMap<() => Promise<ClickHouse>, Map<string, { writer: SinkWriter; tasks: number }>>();
 
-function sharedWriter(clickhouse: () => Promise<ClickHouse>, sinkId: string, log: Logger): { writer: SinkWriter; release(): Promise<void> } {
+function sharedWriter(clickhouse: () => Promise<ClickHouse>, sinkId: string, log: Logger, trouble?: OutputTrouble): { writer: SinkWriter; release(): Promise<void> } {
   let bySink = writers.get(clickhouse);
   if (!bySink) writers.set(clickhouse, (bySink = new Map()));
   let shared = bySink.get(sinkId);
-  if (!shared) bySink.set(sinkId, (shared = { writer: new SinkWriter({ connect: migratedConnection(clickhouse), sinkId, log }), tasks: 0 }));
+  if (!shared) bySink.set(sinkId, (shared = { writer: new SinkWriter({ connect: migratedConnection(clickhouse), sinkId, log, trouble }), tasks: 0 }));
   shared.tasks++;
   const entry = shared;
   let released = false;
@@ -92,7 +94,7 @@ class ClickHouseSinkProcessor implements Processor<In, Out> {
   init(ctx: ProcessorContext<Out>): void {
     // Positions belong to the log they came from: a new data directory or recreated topics get a
     // new log identity, so their offsets never hide behind an earlier log's.
-    this.shared = sharedWriter(this.s.clickhouse, `${this.s.sinkName}:${ctx.logId}`, ctx.log);
+    this.shared = sharedWriter(this.s.clickhouse, `${this.s.sinkName}:${ctx.logId}`, ctx.log, this.s.troubles?.of('clickhouse'));
   }
 
   process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {

@@ -17,10 +17,12 @@ import { AppenderStoppedError, DurableAppender } from '../../warc/durable-append
 import { captureOfFetch } from '../../warc/fetch-capture.js';
 import { WarcWriter } from '../../warc/warc-writer.js';
 import type { WarcOutput } from '../../warc/warc-output.js';
+import type { Troubles } from '../../contract/troubles.js';
 
 export interface WarcServices {
   warc?: WarcOutput;
   config: CrawlConfig;
+  troubles?: Troubles;
 }
 
 const inputs = [fetched] as const;
@@ -34,7 +36,7 @@ class WarcArchive implements Processor<In, Out> {
   private appender: DurableAppender | undefined;
   private noResponse = 0;
 
-  constructor(private readonly out: WarcOutput, private readonly config: CrawlConfig) {}
+  constructor(private readonly out: WarcOutput, private readonly config: CrawlConfig, private readonly troubles?: Troubles) {}
 
   async init(ctx: ProcessorContext<Out>): Promise<void> {
     const role = this.out.role ? `${this.out.role}-` : '';
@@ -43,6 +45,7 @@ class WarcArchive implements Processor<In, Out> {
     const writerId = `${ctx.logId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12)}-${role}fetched-${ctx.partition}`;
     this.appender = await DurableAppender.open({
       log: ctx.log,
+      trouble: this.troubles?.of('warc'),
       open: () => WarcWriter.open({
         dir: this.out.dir,
         writerId,
@@ -114,6 +117,6 @@ export const warcProcessor = defineProcessor({
     '(WARC-Crawlstream-Source), and after a crash the writer cuts a partial capture and skips what its files already hold.',
   create: (s: WarcServices) => {
     if (!s.warc) throw new Error('the warc processor needs a WARC directory (--warc-dir)');
-    return new WarcArchive(s.warc, s.config);
+    return new WarcArchive(s.warc, s.config, s.troubles);
   },
 });

@@ -1,0 +1,75 @@
+// What a page costs on Kafka, by component, against issue 18's targets: worker CPU (main thread and
+// the rest), broker, registry and ClickHouse server CPU, the broker requests the workers sent
+// (transactions = EndTxn, produce and fetch requests), each per page, beside pages/s; and the ratios
+// that judge the design: Kafka's CPU per page over the embedded crawl's in the same run, and two
+// workers' over one's.
+import type { CrawlRun } from './crawls.js';
+import { fmt } from './render.js';
+import { msPerPage, ratio, type Results } from './report.js';
+
+/** Requests by API as the worker printed them when it stopped (`kafka requests: {...}`). */
+export function parseRequestCounts(stderr: string): Record<string, number> | undefined {
+  const m = /kafka requests: (\{.*\})/.exec(stderr);
+  if (!m) return undefined;
+  try {
+    return JSON.parse(m[1]) as Record<string, number>;
+  } catch {
+    return undefined;
+  }
+}
+
+export function sumCounts(list: (Record<string, number> | undefined)[]): Record<string, number> | undefined {
+  if (list.some((c) => c === undefined)) return undefined;
+  const out: Record<string, number> = {};
+  for (const c of list) for (const [k, v] of Object.entries(c!)) out[k] = (out[k] ?? 0) + v;
+  return out;
+}
+
+/** Everything a Kafka crawl burned: the workers and the three services. */
+export function kafkaTotalCpu(r: CrawlRun): number {
+  const s = r.servicesCpuSeconds ?? {};
+  return r.cpuSeconds + (s.kafka ?? 0) + (s['schema-registry'] ?? 0) + (s.clickhouse ?? 0);
+}
+
+const TARGETS = { kafkaOverEmbedded: 2.0, brokerMsPerPage: 1.5, clickhouseMsPerPage: 0.5, twoOverOne: 1.1 };
+const judge = (v: number | null, max: number) => (v === null ? '—' : v <= max ? '✓' : '✗');
+
+export function kafkaCostSection(res: Results): string[] {
+  const runs = Object.values(res.crawls).filter((r) => r.name.startsWith('kafka-'));
+  if (runs.length === 0) return [];
+  const emb = res.crawls.embedded;
+  const perPage = (r: CrawlRun, n: number | undefined) => (n === undefined ? null : n / Math.max(1, r.pages));
+  const out = ['## Kafka: cost per page (issue 18)', '',
+    'Worker CPU covers its whole life (start-up, waiting for the crawl, shutdown); services\' CPU covers seed → idle. ' +
+    'Requests are what the workers sent, counted by kafkajs\'s instrumentation and printed when they stop; a transaction is one EndTxn.', '',
+    '| run | pages | pages/s | worker ms/page | main thread | other threads | broker | registry | ClickHouse server | total | ÷ embedded | transactions/page | produce req/page | fetch req/page | all requests/page |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  for (const r of runs) {
+    const s = r.servicesCpuSeconds ?? {};
+    const th = r.threads;
+    const ms = (v: number | undefined) => fmt(msPerPage(v, r.pages), 2);
+    const total = msPerPage(kafkaTotalCpu(r), r.pages);
+    const embTotal = emb ? msPerPage(emb.cpuSeconds, emb.pages) : null;
+    const q = r.kafkaRequests;
+    const all = q ? Object.values(q).reduce((a, b) => a + b, 0) : undefined;
+    out.push(`| ${r.name} | ${r.pages} | ${fmt(r.pagesPerSecond)} | ${ms(r.cpuSeconds)} | ${ms(th?.mainThread)} | ${th ? ms(r.cpuSeconds - th.mainThread) : '—'} | ` +
+      `${ms(s.kafka)} | ${ms(s['schema-registry'])} | ${ms(s.clickhouse)} | ${fmt(total, 2)} | ${fmt(ratio(total ?? undefined, embTotal ?? undefined), 2)} | ` +
+      `${fmt(perPage(r, q?.EndTxn), 3)} | ${fmt(perPage(r, q?.Produce), 3)} | ${fmt(perPage(r, q?.Fetch), 3)} | ${fmt(perPage(r, all), 2)} |`);
+  }
+  const one = res.crawls['kafka-1w'];
+  const two = res.crawls['kafka-2w'];
+  const ratioOf = (r: CrawlRun | undefined) => (r ? msPerPage(kafkaTotalCpu(r), r.pages) : null);
+  const k = one ?? runs[0];
+  const over = ratio(ratioOf(k) ?? undefined, emb ? msPerPage(emb.cpuSeconds, emb.pages) ?? undefined : undefined);
+  const broker = msPerPage(k.servicesCpuSeconds?.kafka, k.pages);
+  const ch = msPerPage(k.servicesCpuSeconds?.clickhouse, k.pages);
+  const scale = ratio(ratioOf(two) ?? undefined, ratioOf(one) ?? undefined);
+  out.push('', '| target | value | limit | |', '|---|---:|---:|:-:|',
+    `| CPU-ms per page on Kafka (workers + broker + registry + ClickHouse) ÷ embedded, ${k.name} | ${fmt(over, 2)} | ≤ ${TARGETS.kafkaOverEmbedded} | ${judge(over, TARGETS.kafkaOverEmbedded)} |`,
+    `| broker CPU-ms per page, ${k.name} | ${fmt(broker, 2)} | ≤ ${TARGETS.brokerMsPerPage} | ${judge(broker, TARGETS.brokerMsPerPage)} |`,
+    `| ClickHouse server CPU-ms per page, ${k.name} | ${fmt(ch, 2)} | ≤ ${TARGETS.clickhouseMsPerPage} | ${judge(ch, TARGETS.clickhouseMsPerPage)} |`,
+    `| CPU-ms per page, 2 workers ÷ 1 worker | ${fmt(scale, 2)} | ≤ ${TARGETS.twoOverOne} | ${judge(scale, TARGETS.twoOverOne)} |`, '');
+  for (const r of runs) if (r.kafkaRequests) out.push(`- ${r.name} requests: ${Object.entries(r.kafkaRequests).map(([api, n]) => `${api} ${n}`).join(', ')}`);
+  out.push('');
+  return out;
+}

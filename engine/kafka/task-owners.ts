@@ -1,0 +1,220 @@
+// Fencing a task's previous owner without the group generation (KIP-447), which kafkajs 2.2.4 cannot
+// send: every worker commits all its tasks in the transactions of ONE producer, so a task's new owner
+// must know which transactional id last wrote for the task and fence it (InitProducerId bumps its
+// epoch and aborts its open transaction) BEFORE it reads the task's state.
+//
+// The owners topic (one compacted partition) holds, per task, the transactional id that claimed it and
+// whether that owner released it. A worker claims a task in a committed transaction before it writes
+// anything else for it, and releases it in the same transaction as the task's last commit (a clean
+// stop or hand-over). Every worker follows the topic with read_uncommitted, so a claim or release is
+// seen as soon as it is appended, committed or not; a release counts once its transaction is over
+// (the last stable offset passed it). To take a task over:
+//   1. the last record names another owner that has not released (or whose release is still in an
+//      open transaction): wait up to the grace for the release to land, then fence that owner;
+//   2. claim the task (a transaction of our own producer, committed);
+//   3. any other owner that claimed the task meanwhile is fenced too (two workers that both believed
+//      the task theirs, across a rebalance): after this, nobody but us can commit for the task;
+//   4. only then read its changelogs and positions.
+// A worker that was fenced finds its next transaction refused; it abandons every task and re-opens the
+// ones it owns once its groups have re-settled (engine/kafka/kafka-runtime.ts).
+import { randomUUID } from 'node:crypto';
+import type { Admin, Consumer, Kafka, Producer } from 'kafkajs';
+import type { Logger } from '../api.js';
+import { fixedAssigner } from './co-partitioned-assigner.js';
+
+interface OwnerRecord {
+  offset: number;
+  owner: string;
+  released: boolean;
+}
+
+export interface TaskOwnersOptions {
+  kafka: Kafka;
+  admin: Admin;
+  topic: string;
+  /** This worker's transactional id. */
+  me: string;
+  log: Logger;
+  /** How long a new owner waits for a live previous owner to release the task before fencing it. */
+  graceMs: number;
+}
+
+/** The record that claims or releases `task` for `owner`, for the owners topic. */
+export function ownerRecord(task: string, owner: string, released: boolean): { key: string; value: Buffer; partition: number } {
+  return { key: task, value: Buffer.from(JSON.stringify({ owner, released })), partition: 0 };
+}
+
+const SYNC_KEY = '~sync';
+/** How many records per task are kept: enough to see every claim made since a take-over began. */
+const HISTORY = 32;
+const POLL_MS = 25;
+const SYNC_TIMEOUT_MS = 30_000;
+
+export class TaskOwners {
+  private consumer: Consumer | undefined;
+  private producer: Producer | undefined;
+  private readonly history = new Map<string, OwnerRecord[]>();
+  private readonly syncs = new Map<string, () => void>();
+  private stopped = false;
+  /** Next offset to read: a restarted consumer reads the topic again from its start. */
+  private next = 0;
+
+  constructor(private readonly o: TaskOwnersOptions) {}
+
+  async start(): Promise<void> {
+    this.producer = this.o.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    await this.producer.connect();
+    await this.follow();
+  }
+
+  private async follow(): Promise<void> {
+    const { kafka, topic } = this.o;
+    const consumer = (this.consumer = kafka.consumer({
+      groupId: `crawlstream-owners-${randomUUID()}`,
+      partitionAssigners: [fixedAssigner(() => new Map([[topic, [0]]]))],
+      readUncommitted: true,
+      // A fetch returns as soon as a record arrives; the wait only bounds idle polling.
+      maxWaitTimeInMs: 2_000,
+      sessionTimeout: 30_000,
+    }));
+    // kafkajs restarts a consumer by itself only after retriable errors; after any other (a broker
+    // restart) every take-over would wait for a sync that never comes back: start it again.
+    consumer.on(consumer.events.CRASH, (e) => {
+      if (this.stopped || e.payload.restart || consumer !== this.consumer) return;
+      this.o.log.warn(`${topic}: consumer stopped (${e.payload.error.message}); starting it again`);
+      void this.restart(consumer);
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch }) => {
+        for (const m of batch.messages) this.read(m.key?.toString('utf8') ?? '', m.value, Number(m.offset));
+      },
+    });
+  }
+
+  private async restart(crashed: Consumer): Promise<void> {
+    for (let attempt = 0; !this.stopped && crashed === this.consumer; attempt++) {
+      await crashed.disconnect().catch(() => {});
+      try {
+        await this.follow();
+        return;
+      } catch (err) {
+        const wait = Math.min(500 * 2 ** attempt, 10_000);
+        this.o.log.warn(`${this.o.topic}: consumer cannot start (${(err as Error).message}); trying again in ${wait} ms`);
+        await new Promise((r) => setTimeout(r, wait));
+        crashed = this.consumer!;
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.consumer?.disconnect().catch(() => {});
+    await this.producer?.disconnect().catch(() => {});
+  }
+
+  /**
+   * Steps 1 and 3 around the claim: fences whoever else may still write for `task`. `claim` makes our
+   * claim durable (a committed transaction of this worker's producer). False, having fenced and
+   * claimed nothing, when `wanted` turned false while it waited (our view of the group was stale).
+   */
+  async takeOver(task: string, claim: () => Promise<void>, wanted: () => boolean = () => true): Promise<boolean> {
+    await this.sync();
+    const last = this.latest(task);
+    if (last && last.owner !== this.o.me) {
+      const released = await this.releasedInTime(task, last, wanted);
+      if (!wanted()) return false;
+      if (!released) await this.fence(last.owner, `${task}: its last owner ${last.owner} did not release it within ${this.o.graceMs} ms`);
+    }
+    await claim();
+    await this.sync();
+    const racing = new Set<string>();
+    for (const r of this.history.get(task) ?? []) {
+      if (r.offset > (last?.offset ?? -1) && r.owner !== this.o.me && !r.released) racing.add(r.owner);
+    }
+    for (const owner of racing) await this.fence(owner, `${task}: ${owner} claimed it at the same time`);
+    return true;
+  }
+
+  private read(key: string, value: Buffer | null, offset: number): void {
+    if (offset < this.next) return;
+    this.next = offset + 1;
+    if (key === SYNC_KEY) {
+      const id = value?.toString('utf8') ?? '';
+      this.syncs.get(id)?.();
+      this.syncs.delete(id);
+      return;
+    }
+    if (!value) return;
+    let parsed: { owner?: unknown; released?: unknown };
+    try {
+      parsed = JSON.parse(value.toString('utf8')) as typeof parsed;
+    } catch {
+      this.o.log.warn(`${this.o.topic}@${offset}: unreadable owner record for ${key}; ignored`);
+      return;
+    }
+    if (typeof parsed.owner !== 'string') return;
+    const list = this.history.get(key) ?? [];
+    list.push({ offset, owner: parsed.owner, released: parsed.released === true });
+    if (list.length > HISTORY) list.shift();
+    this.history.set(key, list);
+  }
+
+  private latest(task: string): OwnerRecord | undefined {
+    return this.history.get(task)?.at(-1);
+  }
+
+  /** Resolves once everything appended to the owners topic before this call has been read. */
+  private async sync(): Promise<void> {
+    const id = randomUUID();
+    const seen = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.syncs.delete(id);
+        reject(new Error(`the owners topic ${this.o.topic} did not come back within ${SYNC_TIMEOUT_MS} ms`));
+      }, SYNC_TIMEOUT_MS);
+      this.syncs.set(id, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    await this.producer!.send({ topic: this.o.topic, messages: [{ key: SYNC_KEY, value: id, partition: 0 }] });
+    await seen;
+  }
+
+  /**
+   * Waits up to the grace for `last.owner` to release the task and for that release's transaction to
+   * be over (a hand-over commits the task's last work with it: reading the state before then would
+   * miss that work). False when it did not.
+   */
+  private async releasedInTime(task: string, last: OwnerRecord, wanted: () => boolean): Promise<boolean> {
+    const deadline = performance.now() + this.o.graceMs;
+    while (!this.stopped && wanted()) {
+      const now = this.latest(task);
+      if (now && now.owner === last.owner && now.released && now.offset < (await this.lastStableOffset())) return true;
+      if (now && now.owner !== last.owner) return false; // someone else claimed it meanwhile: fence both
+      if (performance.now() >= deadline) return false;
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+    return false;
+  }
+
+  private async lastStableOffset(): Promise<number> {
+    // The admin lists offsets read_committed: "high" is the last stable offset.
+    const [p] = await this.o.admin.fetchTopicOffsets(this.o.topic);
+    return Number(p?.high ?? 0);
+  }
+
+  /** InitProducerId under `owner`'s transactional id: its epoch moves on, its open transaction is aborted. */
+  private async fence(owner: string, why: string): Promise<void> {
+    const fencer = this.o.kafka.producer({ transactionalId: owner, idempotent: true, maxInFlightRequests: 1, transactionTimeout: 60_000 });
+    await fencer.connect();
+    try {
+      await (await fencer.transaction()).abort();
+    } finally {
+      await fencer.disconnect().catch(() => {});
+    }
+    this.o.log.info(`fenced ${owner} (${why})`);
+  }
+}

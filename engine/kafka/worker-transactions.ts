@@ -1,0 +1,379 @@
+// The Kafka commit: ONE transactional producer per worker process, and every commit interval ONE
+// transaction that carries every task's outputs, changelog records, input positions, counters and
+// group offsets (Kafka Streams' exactly_once_v2). A transaction costs the broker several requests, a
+// marker in every partition it touched and transaction-log writes whatever it carries, so their number
+// follows the workers, not the tasks. Claims and releases of tasks (engine/kafka/task-owners.ts) ride
+// in the same transactions. A failed transaction leaves this worker unable to tell what is committed:
+// it stops committing and tells the runtime, which abandons every task, fences its own producer
+// (reset) and re-opens the tasks it owns from their last commit.
+import type { Kafka, Message, Producer, RecordMetadata, TopicMessages } from 'kafkajs';
+import { CompressionTypes } from 'kafkajs';
+import type { Logger } from '../api.js';
+import { partitionFor } from '../partitioning.js';
+import type { ProcessorNode } from '../topology.js';
+import type { Committer, TaskCommit } from '../task/task-commit.js';
+import { type KafkaNames, POSITIONS_STORE } from './kafka-names.js';
+import { ownerRecord } from './task-owners.js';
+
+/** A task as the worker's transactions see it (a KafkaTaskHost). */
+export interface CommitParticipant {
+  readonly id: string;
+  readonly node: Pick<ProcessorNode<unknown>, 'name'>;
+  readonly partition: number;
+  /** Partition count of the application (where outputs go). */
+  readonly partitions: number;
+  takeCommit(): TaskCommit | undefined;
+  /** The task has left cleanly: its next commit is its last and releases it. */
+  readonly leaving: boolean;
+  /** The transaction holding `commit` is committed; `ends` are the changelog ends it reached (`topic/partition`). */
+  committed(commit: TaskCommit, ends: ReadonlyMap<string, number>): Promise<void>;
+}
+
+export interface WorkerTransactionsOptions {
+  kafka: Kafka;
+  names: KafkaNames;
+  transactionalId: string;
+  /** Least time between two transactions while there is work; default DEFAULT_COMMIT_INTERVAL_MS. */
+  intervalMs?: number;
+  /** Producer compression (measured: none pays on loopback; see README). */
+  compression?: CompressionTypes;
+  log: Logger;
+  /** A transaction failed: nothing more is committed until reset(). Must return at once. */
+  onFailure: (err: Error, fenced: boolean) => void;
+}
+
+export const POSITION_KEY = (topic: string) => Buffer.from(`pos!${topic}`, 'utf8');
+export const COUNTER_KEY = (name: string) => Buffer.from(`ctr!${name}`, 'utf8');
+export const COUNTER_PREFIX = 'ctr!';
+
+/**
+ * Transactions are at least this far apart while there is work (Kafka Streams' default under
+ * exactly-once). One transaction serves every task of the worker, so its cost per page falls as the
+ * worker gets busier; each hop of a record waits up to this long.
+ */
+export const DEFAULT_COMMIT_INTERVAL_MS = 100;
+/**
+ * Group offsets ride in a transaction at most this often (and in every transaction that releases a
+ * task): each costs an AddOffsetsToTxn, a TxnOffsetCommit and a coordinator lookup per processor
+ * group. A task's positions changelog, written in every transaction, is what it restores from; the
+ * group offsets only let a consumer start near its task and let Kafka's tools show progress.
+ */
+const GROUP_OFFSETS_EVERY_MS = 5_000;
+/** A transaction that takes longer than this is given up, and every task re-opened. */
+const COMMIT_TIMEOUT_MS = 30_000;
+/** Keep each produce request well under the broker's limits; bodies can be megabytes. */
+const MAX_SEND_BYTES = 8 * 1024 * 1024;
+
+interface Claim { task: string; resolve: () => void; reject: (err: Error) => void }
+
+export class WorkerTransactions implements Committer {
+  private producer: Producer | undefined;
+  private readonly members = new Set<CommitParticipant>();
+  private claims: Claim[] = [];
+  /** Tasks claimed and not released: after a failure they are released at once (see reset). */
+  private readonly claimed = new Set<string>();
+  private waiters: (() => void)[] = [];
+  private running = false;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private wake: (() => void) | undefined;
+  private lastStart = 0;
+  /** Group → topic → partition → offset not yet sent, and when offsets were last sent. */
+  private readonly pendingOffsets = new Map<string, Map<string, Map<number, string>>>();
+  private offsetsSentAt = 0;
+  private failure: Error | undefined;
+  private stopped = false;
+  readonly intervalMs: number;
+
+  constructor(private readonly o: WorkerTransactionsOptions) {
+    this.intervalMs = o.intervalMs ?? DEFAULT_COMMIT_INTERVAL_MS;
+  }
+
+  /** Connects the producer; its first InitProducerId fences any earlier producer under our id. */
+  async start(): Promise<void> {
+    const producer = this.o.kafka.producer({ transactionalId: this.o.transactionalId, idempotent: true, maxInFlightRequests: 1, transactionTimeout: 60_000 });
+    await producer.connect();
+    await (await producer.transaction()).abort();
+    this.producer = producer;
+  }
+
+  /**
+   * After a failure: a new producer under the same id, whose InitProducerId ends the failed
+   * transaction (aborted, or completed if the broker had already decided), so that what the tasks
+   * restore next is final.
+   */
+  async reset(): Promise<void> {
+    const old = this.producer;
+    this.producer = undefined;
+    void old?.disconnect().catch(() => {});
+    for (let attempt = 0; !this.stopped; attempt++) {
+      try {
+        await this.start();
+        // Every task was abandoned before this reset and the old epoch can write nothing more, so
+        // the tasks it had claimed are released now: their new owners need not wait and fence us
+        // (a fence would fail our next transaction and start all this again).
+        if (this.claimed.size) await this.releaseAll();
+        break;
+      } catch (err) {
+        const wait = Math.min(500 * 2 ** attempt, 10_000);
+        this.o.log.warn(`worker producer ${this.o.transactionalId}: cannot start (${(err as Error).message}); trying again in ${wait} ms`);
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+    this.failure = undefined;
+  }
+
+  private async releaseAll(): Promise<void> {
+    const t = await this.producer!.transaction();
+    try {
+      const messages = [...this.claimed].map((task) => ownerRecord(task, this.o.transactionalId, true));
+      await t.sendBatch({ topicMessages: [{ topic: this.o.names.taskOwners, messages }] });
+      await t.commit();
+    } catch (err) {
+      void t.abort().catch(() => {});
+      throw err;
+    }
+    this.claimed.clear();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.wake?.();
+    await this.producer?.disconnect().catch(() => {});
+  }
+
+  /** True while a transaction runs or is due. */
+  get busy(): boolean {
+    return this.running || this.timer !== undefined || this.claims.length > 0;
+  }
+
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  add(member: CommitParticipant): void {
+    this.members.add(member);
+  }
+
+  remove(member: CommitParticipant): void {
+    this.members.delete(member);
+  }
+
+  /** Claims `task` for this worker in the next transaction; resolves once it is committed. */
+  claim(task: string): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.claims.push({ task, resolve, reject });
+      void this.now();
+    });
+  }
+
+  request(): void {
+    if (this.failure || this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) return;
+    const wait = Math.max(0, this.intervalMs - (performance.now() - this.lastStart));
+    this.timer = setTimeout(() => void this.loop(), wait);
+  }
+
+  /** A transaction of everything finished, after the one running; resolves when it ended either way. */
+  now(): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiters.push(resolve);
+      if (this.running) {
+        this.again = true;
+        this.wake?.();
+      } else {
+        clearTimeout(this.timer);
+        void this.loop();
+      }
+    });
+  }
+
+  private async loop(): Promise<void> {
+    this.timer = undefined;
+    if (this.running) return;
+    this.running = true;
+    try {
+      for (;;) {
+        this.again = false;
+        const waiting = this.waiters.splice(0);
+        this.lastStart = performance.now();
+        if (!this.failure && !this.stopped) await this.round();
+        // Claims cannot be committed by a failed or stopped producer: their tasks must not start.
+        if (this.failure || this.stopped) for (const c of this.claims.splice(0)) c.reject(this.failure ?? new Error('the worker is stopping'));
+        for (const w of waiting) w();
+        if (this.waiters.length === 0 && (!this.again || this.failure || this.stopped)) break;
+        if (this.waiters.length === 0) await this.pause(this.intervalMs - (performance.now() - this.lastStart));
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** Sleeps up to `ms`; now() cuts it short. */
+  private pause(ms: number): Promise<void> {
+    if (ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = undefined;
+        done();
+      };
+    });
+  }
+
+  private async round(): Promise<void> {
+    const parts: [CommitParticipant, TaskCommit | undefined][] = [];
+    for (const m of this.members) {
+      const commit = m.takeCommit();
+      if (commit || m.leaving) parts.push([m, commit]);
+    }
+    const claims = this.claims.splice(0);
+    if (parts.length === 0 && claims.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const ends = await Promise.race([
+        this.transaction(parts, claims),
+        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${COMMIT_TIMEOUT_MS} ms`)), COMMIT_TIMEOUT_MS))),
+      ]);
+      for (const c of claims) {
+        this.claimed.add(c.task);
+        c.resolve();
+      }
+      for (const [m, commit] of parts) {
+        if (m.leaving) {
+          this.members.delete(m);
+          this.claimed.delete(m.id);
+        }
+        if (commit) await m.committed(commit, ends);
+      }
+    } catch (err) {
+      const e = err as { name?: string; type?: string; message?: string };
+      const failure = new Error(`${e.type ?? e.name ?? ''} ${e.message ?? ''}`.trim());
+      this.failure = failure;
+      // A claim whose transaction failed may still have been appended: release it with the others.
+      for (const c of claims) {
+        this.claimed.add(c.task);
+        c.reject(failure);
+      }
+      for (const [m] of parts) if (m.leaving) this.members.delete(m);
+      const fenced = /PRODUCER_FENCED|INVALID_PRODUCER_EPOCH|fenced/i.test(failure.message);
+      this.o.onFailure(failure, fenced);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** One transaction; returns the end offset each changelog partition reached. */
+  private async transaction(parts: [CommitParticipant, TaskCommit | undefined][], claims: Claim[]): Promise<Map<string, number>> {
+    const { names } = this.o;
+    const byTopic = new Map<string, Message[]>();
+    const push = (topic: string, m: Message) => {
+      let list = byTopic.get(topic);
+      if (!list) byTopic.set(topic, (list = []));
+      list.push(m);
+    };
+    const offsets = this.pendingOffsets;
+    for (const c of claims) push(names.taskOwners, ownerRecord(c.task, this.o.transactionalId, false));
+    for (const [m, commit] of parts) {
+      const { node, partition } = m;
+      if (commit) {
+        for (const o of commit.outputs) {
+          push(names.topic(o.topic), { key: o.key, value: o.value, partition: partitionFor(o.key, m.partitions), timestamp: String(o.timestamp) });
+        }
+        for (const { store, writes } of commit.stores) {
+          const topic = names.changelog(node.name, store.name);
+          for (const w of writes) push(topic, { key: w.key, value: w.value, partition });
+        }
+        const positions = names.changelog(node.name, POSITIONS_STORE);
+        for (const { topic, position } of commit.positions) push(positions, { key: POSITION_KEY(topic), value: Buffer.from(JSON.stringify(position)), partition });
+        for (const [name, total] of commit.counters) push(positions, { key: COUNTER_KEY(name), value: Buffer.from(String(total)), partition });
+        for (const { topic, position } of commit.positions) {
+          const group = offsets.get(names.group(node.name)) ?? new Map<string, Map<number, string>>();
+          offsets.set(names.group(node.name), group);
+          const partitions = group.get(names.topic(topic)) ?? new Map<number, string>();
+          group.set(names.topic(topic), partitions);
+          partitions.set(partition, String(position.base));
+        }
+      }
+      if (m.leaving) push(names.taskOwners, ownerRecord(m.id, this.o.transactionalId, true));
+    }
+    const producer = this.producer;
+    if (!producer) throw new Error('the worker producer is not connected');
+    const transaction = await producer.transaction();
+    const ends = new Map<string, number>();
+    try {
+      for (const chunk of chunks([...byTopic].map(([topic, messages]) => ({ topic, messages })))) {
+        const results = await transaction.sendBatch({ topicMessages: chunk, compression: this.o.compression ?? CompressionTypes.None });
+        recordEnds(chunk, results, ends);
+      }
+      const offsetsDue = performance.now() - this.offsetsSentAt >= GROUP_OFFSETS_EVERY_MS || parts.some(([m]) => m.leaving);
+      if (offsetsDue) {
+        for (const [consumerGroupId, topics] of offsets) {
+          const list = [...topics].map(([topic, partitions]) => ({ topic, partitions: [...partitions].map(([partition, offset]) => ({ partition, offset })) }));
+          await transaction.sendOffsets({ consumerGroupId, topics: list });
+        }
+      }
+      await transaction.commit();
+      if (offsetsDue) {
+        offsets.clear();
+        this.offsetsSentAt = performance.now();
+      }
+    } catch (err) {
+      offsets.clear(); // every task re-opens from its changelogs; offsets are sent again as they move
+      // Not awaited: after a broker failure kafkajs may retry the abort for minutes; reset() ends it.
+      void transaction.abort().catch(() => {});
+      throw err;
+    }
+    return ends;
+  }
+}
+
+/** Changelog partitions' end offsets after a produce: base offset plus the records sent there. */
+function recordEnds(chunk: TopicMessages[], results: RecordMetadata[], ends: Map<string, number>): void {
+  const sent = new Map<string, number>();
+  for (const t of chunk) {
+    if (!t.topic.endsWith('.changelog')) continue;
+    for (const m of t.messages) {
+      const id = `${t.topic}/${m.partition}`;
+      sent.set(id, (sent.get(id) ?? 0) + 1);
+    }
+  }
+  for (const r of results) {
+    const id = `${r.topicName}/${r.partition}`;
+    const n = sent.get(id);
+    if (n === undefined) continue;
+    ends.set(id, Math.max(ends.get(id) ?? 0, Number(r.baseOffset ?? '0') + n));
+  }
+}
+
+function* chunks(topics: TopicMessages[]): Generator<TopicMessages[]> {
+  let current: TopicMessages[] = [];
+  let bytes = 0;
+  for (const t of topics) {
+    let messages: Message[] = [];
+    for (const m of t.messages) {
+      const size = (m.value as Buffer | null)?.length ?? 0;
+      if (bytes + size > MAX_SEND_BYTES && (messages.length || current.length)) {
+        if (messages.length) current.push({ topic: t.topic, messages });
+        yield current;
+        current = [];
+        messages = [];
+        bytes = 0;
+      }
+      messages.push(m);
+      bytes += size;
+    }
+    if (messages.length) current.push({ topic: t.topic, messages });
+  }
+  if (current.length) yield current;
+}
