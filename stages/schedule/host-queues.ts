@@ -6,8 +6,8 @@ import type { HostState } from './host-state.js';
 import { compareReady, compareWaiting, HostQueue, type ReadyKey, type UrlRef, type WaitingKey } from './host-frontier.js';
 import { rankOf, type UrlKey, type UrlState } from './url-state.js';
 
-/** Promotions and drops are bounded per turn, so one host never holds the task long. */
-export const MAX_STEPS_PER_TURN = 512;
+/** Queue steps (promotions, drops, URLs taken) are bounded per visit of a host, so one host never holds the task long. */
+export const MAX_QUEUE_STEPS = 512;
 
 export interface Popped {
   key: UrlKey;
@@ -113,7 +113,7 @@ export class HostQueues {
 
   /** Recrawls whose time has come join the ready queue, with their importance. */
   async promoteDue(h: HostState, now: number): Promise<void> {
-    for (let step = 0; step < MAX_STEPS_PER_TURN && h.queue.waiting > 0; step++) {
+    for (let step = 0; step < MAX_QUEUE_STEPS && h.queue.waiting > 0; step++) {
       const head = await this.waiting.peek(h.host, h.queue.waiting);
       if (!head || head[0].due > now) return;
       this.waiting.remove(head[0]);

@@ -10,7 +10,7 @@ import { fetchIdOf } from '../../politeness/leases.js';
 import { pacingFields } from '../../politeness/host-politeness.js';
 import type { RobotsGate } from '../../politeness/robots-gate.js';
 import type { HostState } from './host-state.js';
-import { MAX_STEPS_PER_TURN, type HostQueues } from './host-queues.js';
+import { MAX_QUEUE_STEPS, type HostQueues } from './host-queues.js';
 import { priorityOf, type UrlKey, type UrlState } from './url-state.js';
 
 export interface Taken {
@@ -37,7 +37,7 @@ export interface TakenUrls {
 /** Takes up to `n` of the host's ready URLs off its queue; those robots.txt or a budget rule out are recorded and dropped. */
 export async function takeUrls(p: LeaseParts, h: HostState, n: number): Promise<TakenUrls> {
   const taken: Taken[] = [];
-  for (let step = 0; step < MAX_STEPS_PER_TURN && taken.length < n; step++) {
+  for (let step = 0; step < MAX_QUEUE_STEPS && taken.length < n; step++) {
     const next = await p.queues.popReady(h);
     if (!next) break;
     const { key, u, rank, recrawl } = next;

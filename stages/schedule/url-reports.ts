@@ -8,7 +8,7 @@ import type { CrawlBudget } from '../../contract/crawl-budget.js';
 import { emptyBook, owedCount, type UrlRef } from '../../politeness/leases.js';
 import { freedWithoutOutcome } from '../../politeness/host-politeness.js';
 import { sameOrigin, type HostState } from './host-state.js';
-import { MAX_STEPS_PER_TURN, type HostQueues } from './host-queues.js';
+import { MAX_QUEUE_STEPS, type HostQueues } from './host-queues.js';
 import { countsAgainstBudget } from './lease-release.js';
 import { sitemapState, urlKey, type UrlState } from './url-state.js';
 
@@ -46,7 +46,7 @@ export function afterPage(p: ReportParts, h: HostState, r: FetchResult, retryabl
 
 /** The host may crawl nothing now (robots.txt unreachable, a Crawl-delay over the bound): its ready URLs are dropped, each recorded. */
 export async function dropReadyUrls(p: ReportParts, h: HostState, reason: string, detail: string): Promise<void> {
-  for (let step = 0; step < MAX_STEPS_PER_TURN; step++) {
+  for (let step = 0; step < MAX_QUEUE_STEPS; step++) {
     const next = await p.queues.popReady(h);
     if (!next) break;
     if (!next.u) continue;
