@@ -17,7 +17,7 @@ export interface Popped {
   recrawl: boolean;
 }
 
-export class HostQueues {
+export class Frontier {
   /** Totals over the task's hosts, for gauges and idleness. */
   readonly totals = { ready: 0, readyRecrawls: 0, waiting: 0 };
   /** Ready pages (lane 0) and ready sitemaps (lane 1), which take turns. */
