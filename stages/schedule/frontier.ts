@@ -1,9 +1,9 @@
 // The frontier bookkeeping of the schedule processor: a host's ready and waiting queues (on disk,
-// host-frontier.ts), the URL states they point at (url-state.ts), and the host's and the task's
+// queue-stores.ts), the URL states they point at (url-state.ts), and the host's and the task's
 // counts, kept in step. The schedule decides when a host may fetch; this decides which URL.
 import type { KeyValueStore } from '../../engine/api.js';
 import type { HostState } from './host-state.js';
-import { compareReady, compareWaiting, HostQueue, type ReadyKey, type UrlRef, type WaitingKey } from './host-frontier.js';
+import { compareReady, compareWaiting, StoredQueue, type ReadyKey, type UrlRef, type WaitingKey } from './queue-stores.js';
 import { rankOf, type UrlKey, type UrlState } from './url-state.js';
 
 /** Queue steps (promotions, drops, URLs taken) are bounded per visit of a host, so one host never holds the task long. */
@@ -21,16 +21,16 @@ export class Frontier {
   /** Totals over the task's hosts, for gauges and idleness. */
   readonly totals = { ready: 0, readyRecrawls: 0, waiting: 0 };
   /** Ready pages (lane 0) and ready sitemaps (lane 1), which take turns. */
-  private readonly ready: [HostQueue<ReadyKey>, HostQueue<ReadyKey>];
-  private readonly waiting: HostQueue<WaitingKey>;
+  private readonly ready: [StoredQueue<ReadyKey>, StoredQueue<ReadyKey>];
+  private readonly waiting: StoredQueue<WaitingKey>;
 
   constructor(
     readonly urls: KeyValueStore<UrlKey, UrlState>,
     readyStore: KeyValueStore<ReadyKey, UrlRef>,
     waitingStore: KeyValueStore<WaitingKey, UrlRef>,
   ) {
-    this.ready = [new HostQueue(readyStore, compareReady, 0), new HostQueue(readyStore, compareReady, 1)];
-    this.waiting = new HostQueue(waitingStore, compareWaiting);
+    this.ready = [new StoredQueue(readyStore, compareReady, 0), new StoredQueue(readyStore, compareReady, 1)];
+    this.waiting = new StoredQueue(waitingStore, compareWaiting);
   }
 
   /** A host's counts joined (+1) or left (-1) the task's totals. */

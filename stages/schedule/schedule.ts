@@ -17,7 +17,7 @@ import type { CanonicalUrl, FetchResult, UnfetchedUrl } from '../../schemas/reco
 import type { CrawlConfig } from '../../contract/config.js';
 import { deduped, fetched, scheduled, skipped, unfetched } from '../../contract/topics.js';
 import { hostsStore, newHostState, robotsStore, type HostState } from './host-state.js';
-import { readyQueueStore, waitingQueueStore } from './host-frontier.js';
+import { readyQueueStore, waitingQueueStore } from './queue-stores.js';
 import { Frontier } from './frontier.js';
 import { freedWithoutOutcome, judge, leased, pausedUntil } from '../../politeness/host-politeness.js';
 import { mayQueueBehind, owedCount, reported, restarted } from '../../politeness/leases.js';
