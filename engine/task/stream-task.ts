@@ -255,7 +255,7 @@ export class StreamTask<S = unknown> {
     this.processor.handingOver?.();
     await this.settled(finishMs);
     const cut = this.inFlight;
-    if (cut > 0 || this.turns.held) {
+    if (cut > 0 || this.mutex.locked) {
       this.stopSignalled = true;
       this.processor.abandon?.();
       // Bounded: records whose abort never settles (a sink waiting on its aborted writer) must not
