@@ -21,8 +21,9 @@
 // A hand-over may take a while: the old owner lets its requests on the wire be answered (up to the
 // fetch timeout) before it commits and releases. Meanwhile it says so every second (a notice, under
 // its own key so that compaction never hides a claim behind it), and the new owner waits up to the
-// bound the notices carry: it fences only an owner that never said so (gone) or ran past its bound. A fence would throw away every finished request of the old owner's last
-// commit interval, and its next owner would send them again.
+// bound the notices carry: it fences only an owner that never said so (gone) or ran past its bound.
+// A fence would throw away every finished request of the old owner's last commit interval, and its
+// next owner would send them again.
 import { randomUUID } from 'node:crypto';
 import type { Admin, Consumer, Kafka, Producer } from 'kafkajs';
 import type { Logger } from '../api.js';
