@@ -70,7 +70,11 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
       consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
         check(e.payload.topic, e.payload.partition, Number(e.payload.lastOffset));
       });
-      consumer.on(consumer.events.CRASH, (e) => reject(e.payload.error));
+      // A retriable crash ("the coordinator is loading", right after a broker starts) is restarted
+      // by kafkajs itself; the stall guard bounds how long that may take.
+      consumer.on(consumer.events.CRASH, (e) => {
+        if (!e.payload.restart) reject(e.payload.error);
+      });
       consumer.run({
         eachBatch: async ({ batch, heartbeat }) => {
           const entries = batch.messages
