@@ -352,7 +352,7 @@ export class WorkerTransactions implements Committer {
 }
 
 /** Changelog partitions' end offsets after a produce: base offset plus the records sent there. */
-function recordEnds(chunk: TopicMessages[], results: RecordMetadata[], ends: Map<string, number>): void {
+export function recordEnds(chunk: TopicMessages[], results: RecordMetadata[], ends: Map<string, number>): void {
   // kafkajs skips, without a word, messages for a partition its metadata does not know yet (a topic
   // grown by scale): the transaction would commit without them. Every partition written to must
   // have answered, or the transaction fails and its work is redone.
