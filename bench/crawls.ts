@@ -100,6 +100,8 @@ export interface CrawlOptions {
   countRecords?: boolean;
   /** Extra node flags for the crawler process (e.g. --cpu-prof). */
   nodeFlags?: string[];
+  /** Extra arguments to `crawl` (embedded crawls). */
+  crawlArgs?: string[];
   keepSeries?: boolean;
   onSample?: (s: RssSample) => void;
   /** After the crawl, replay its `fetched` topic through parse and sink and measure that too. */
@@ -123,7 +125,7 @@ export interface ReplayRun {
 export async function runEmbedded(paths: Paths, name: string, o: CrawlOptions): Promise<CrawlRun> {
   return measuredCrawl(paths, name, 'embedded', o, async (web, scratch) => {
     const args = [...(o.nodeFlags ?? []), paths.bin, 'crawl', ...web.seeds, '--data-dir', join(scratch, 'data'),
-      '--allow-network', '127.0.0.0/8', '--default-delay-ms', '0', '--quiet', ...(web.caFile ? ['--ca-file', web.caFile] : [])];
+      '--allow-network', '127.0.0.0/8', '--default-delay-ms', '0', '--quiet', ...(web.caFile ? ['--ca-file', web.caFile] : []), ...(o.crawlArgs ?? [])];
     return { args, env: process.env };
   }, async (run, m, _stats, scratch) => {
     if (o.countRecords && m.exitCode === 0) run.logCounts = await countLogs(join(scratch, 'data'));

@@ -5,7 +5,7 @@ import { migrate } from '../clickhouse/schema.js';
 import { parse, UsageError } from './options.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
 import { createUserTableSql } from '../clickhouse/user-tables.js';
-import { DEFAULT_DATA_DIR } from './crawl-command.js';
+import { DEFAULT_DATA_DIR } from './data-dir.js';
 import { stderrLogger } from './progress.js';
 
 export async function run(argv: string[]): Promise<number> {

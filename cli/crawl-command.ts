@@ -18,12 +18,7 @@ import { formatUnfinished, STOP_FLAGS, UNFINISHED_STOP_EXIT } from './stop-repor
 import { DEFAULT_STOP_GRACE_MS } from '../engine/embedded/embedded-runtime.js';
 import { formatDuration } from './duration.js';
 import { describeFocus, FOCUS_FLAGS, focusFrom } from './focus-options.js';
-
-export const DEFAULT_DATA_DIR = 'crawl-data';
-/** The crawl ran to its end but its results are incomplete: records lost to log damage before they were processed, records set aside as dead letters, WARC captures not written. */
-export const LOST_RECORDS_EXIT = 3;
-/** Not one URL of the crawl (robots.txt aside) got an HTTP response of any status, over the data directory's history. */
-export const NOTHING_ANSWERED_EXIT = 4;
+import { DEFAULT_DATA_DIR, LOST_RECORDS_EXIT, NOTHING_ANSWERED_EXIT } from './data-dir.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {

@@ -6,7 +6,7 @@ import { describeDamage } from '../clickhouse/damage.js';
 import { schemaState, SCHEMA_VERSION } from '../clickhouse/schema.js';
 import { runQuery } from '../clickhouse/query-output.js';
 import { parse, UsageError } from './options.js';
-import { DEFAULT_DATA_DIR } from './crawl-command.js';
+import { DEFAULT_DATA_DIR } from './data-dir.js';
 import { stderrLogger } from './progress.js';
 
 /** The query ran, but ClickHouse had set parts aside: the rows printed are not the whole history. */

@@ -7,7 +7,7 @@ import { runCrawlReplay, type CrawlReplayOptions } from '../crawl/replay.js';
 import { serveTelemetry } from '../crawl/telemetry.js';
 import { lingerThenClose, METRICS_FLAGS, metricsOptionsFrom } from './observe-options.js';
 import { durationOption, intOption, LIMITS, listOption, parse, UsageError } from './options.js';
-import { DEFAULT_DATA_DIR } from './crawl-command.js';
+import { DEFAULT_DATA_DIR } from './data-dir.js';
 import { KAFKA_FLAGS } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
 import { describeFocus, FOCUS_FLAGS, focusFrom } from './focus-options.js';

@@ -5,7 +5,7 @@ import { openClickHouse } from '../clickhouse/connection.js';
 import { schemaState, SCHEMA_VERSION } from '../clickhouse/schema.js';
 import { buildReport } from '../clickhouse/report.js';
 import { parse, UsageError } from './options.js';
-import { DEFAULT_DATA_DIR } from './crawl-command.js';
+import { DEFAULT_DATA_DIR } from './data-dir.js';
 import { stderrLogger } from './progress.js';
 
 export async function run(argv: string[]): Promise<number> {

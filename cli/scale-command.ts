@@ -4,7 +4,7 @@ import { scaleEmbedded } from '../engine/scale/embedded-scale.js';
 import { crawlTopology } from '../crawl/topology.js';
 import { hostsStore } from '../stages/schedule/host-state.js';
 import { durationOption, intOption, LIMITS, listOption, parse, UsageError } from './options.js';
-import { DEFAULT_DATA_DIR, LOST_RECORDS_EXIT } from './crawl-command.js';
+import { DEFAULT_DATA_DIR, LOST_RECORDS_EXIT } from './data-dir.js';
 import { KAFKA_FLAGS } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
 

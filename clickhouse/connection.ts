@@ -5,8 +5,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
-import { createChdbConnection } from 'chdb/connection';
 import type { Logger } from '../engine/api.js';
+import { loadChdb, startChdbEngine } from './chdb-memory.js';
 import { checkDamage, describeDamage, type DamageCheck, type DamagedPart } from './damage.js';
 import { whyNotWritable } from '../engine/embedded/dir-access.js';
 import { encodeTsv, sharedColumns } from './tsv.js';
@@ -210,9 +210,15 @@ async function assertDatabase(client: ClickHouseClient, database: string, locati
 
 async function openChdb(dir: string, database: string, readOnly: boolean): Promise<Opened> {
   if (!readOnly) mkdirSync(dir, { recursive: true });
+  const { createChdbConnection } = await loadChdb();
   let connection;
   try {
-    connection = createChdbConnection({ path: dir });
+    const release = await startChdbEngine(dir, readOnly);
+    try {
+      connection = createChdbConnection({ path: dir });
+    } finally {
+      release();
+    }
   } catch (err) {
     throw new Error(explainChdbOpenFailure(dir, err as Error), { cause: err });
   }

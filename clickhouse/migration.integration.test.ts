@@ -1,3 +1,4 @@
+// test-plan: e2e uses=clickhouse
 // Migrations and several crawls in one database, on the ClickHouse server named by CLICKHOUSE_URL.
 import { test } from 'node:test';
 import { migrationSuite } from './testing/migration-suite.js';

@@ -1,3 +1,4 @@
+// test-plan: e2e uses=clickhouse
 // `crawlstream query` on the ClickHouse server named by CLICKHOUSE_URL.
 import { test } from 'node:test';
 import { querySuite } from './testing/query-suite.js';

@@ -1,3 +1,4 @@
+// test-plan: e2e uses=clickhouse
 // The report's queries on the ClickHouse server named by CLICKHOUSE_URL.
 import { test } from 'node:test';
 import { reportSuite } from './testing/report-suite.js';

@@ -1,3 +1,4 @@
+// test-plan: e2e uses=clickhouse
 // The crawl-history schema on the ClickHouse server named by CLICKHOUSE_URL.
 import { test } from 'node:test';
 import { schemaSuite } from './testing/schema-suite.js';

@@ -1,3 +1,4 @@
+// test-plan: e2e uses=clickhouse
 // TabSeparated inserts on the ClickHouse server named by CLICKHOUSE_URL (18.16 in the dev services).
 import { test } from 'node:test';
 import { serverEngine } from './testing/test-engines.js';

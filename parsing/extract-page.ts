@@ -5,6 +5,7 @@ import { PageTokenizer } from './page-tokenizer.js';
 import { parseUrl, resolver } from './resolve-links.js';
 import { isBoilerplate, isMainContent } from './main-content.js';
 import { type Level, TextDigest } from './text-digest.js';
+import { Utf16View } from './utf16-view.js';
 
 export interface ExtractedLink { url: string; anchor: string; nofollow: boolean }
 
@@ -82,15 +83,22 @@ interface RawLink { href: string; anchor: string; nofollow: boolean; full: boole
  */
 export function extractPage(html: string, pageUrl: string, productToken: string): PageExtract {
   try {
-    const walker = new PageWalker(String(productToken ?? ''));
     const input = typeof html === 'string' ? html : '';
-    new InPlaceTextParser(walker, input).end(input);
+    const walker = new PageWalker(String(productToken ?? ''), input, pageCodes.of(input));
+    try {
+      new InPlaceTextParser(walker, input).end(input);
+    } finally {
+      pageCodes.trim();
+    }
     return walker.result(String(pageUrl));
   } catch {
     const empty = new TextDigest().finish();
     return { title: '', canonical: '', lang: '', metaNoindex: false, metaNofollow: false, links: [], ...empty };
   }
 }
+
+/** The code units of the page being parsed, read by the text pass; reused from page to page. */
+const pageCodes = new Utf16View();
 
 /**
  * htmlparser2's Parser, with two changes that halve the cost of a text-heavy page:
@@ -109,7 +117,7 @@ class InPlaceTextParser extends Parser {
   override ontext(start: number, end: number): void {
     this.endIndex = end - 1;
     // The tokenizer's trailing-data path can report a start of -1; slice() semantics as before.
-    if (start >= 0 && start <= end && end <= this.input.length) this.walker.ontextRange(this.input, start, end);
+    if (start >= 0 && start <= end && end <= this.input.length) this.walker.ontextRange(start, end);
     else this.walker.ontext(this.input.slice(start, end));
     this.startIndex = end;
   }
@@ -145,8 +153,11 @@ class PageWalker {
   private inBody = 0;
   private boilerplate = 0; // open navigation, header, footer... (main-content.ts)
   private main = 0; // open <main>, <article>
+  /** Where the next '&' of the page is at or after the last text read (Infinity: none), so each text is not searched to the end of the page. */
+  private nextAmp = -1;
 
-  constructor(productToken: string) {
+  /** `codes` holds the code units of `page`, the document whose ranges the parser hands over. */
+  constructor(productToken: string, private readonly page: string, private readonly codes: Uint16Array) {
     this.token = productToken.trim().toLowerCase();
   }
 
@@ -192,24 +203,35 @@ class PageWalker {
     }
   }
 
+  /** Undecoded text that is not a range of the page (the tokenizer's trailing data). */
   ontext(data: string): void {
-    this.ontextRange(data, 0, data.length);
-  }
-
-  /** Undecoded text: `s.slice(start, end)`. */
-  ontextRange(s: string, start: number, end: number): void {
     if (this.skipDepth >= 0) {
-      if (this.skipIsTitle) this.titleText += s.slice(start, end); // decoded whole at its end
+      if (this.skipIsTitle) this.titleText += data;
       return;
     }
-    const amp = s.indexOf('&', start);
-    if (amp >= 0 && amp < end) {
-      s = decodeHTML(s.slice(start, end));
-      start = 0;
-      end = s.length;
+    this.text(data.includes('&') ? decodeHTML(data) : data);
+  }
+
+  /** Undecoded text: `page.slice(start, end)`, read in place. */
+  ontextRange(start: number, end: number): void {
+    const page = this.page;
+    if (this.skipDepth >= 0) {
+      if (this.skipIsTitle) this.titleText += page.slice(start, end); // decoded whole at its end
+      return;
     }
-    if (this.quiet === 0) this.digest.push(s, start, end);
-    if (this.anchor !== null && !this.anchor.full) this.appendAnchor(s.slice(start, end));
+    if (this.nextAmp < start) {
+      const at = page.indexOf('&', start);
+      this.nextAmp = at < 0 ? Infinity : at;
+    }
+    if (this.nextAmp < end) return this.text(decodeHTML(page.slice(start, end)));
+    if (this.quiet === 0) this.digest.pushCodes(page, this.codes, start, end);
+    if (this.anchor !== null && !this.anchor.full) this.appendAnchor(page.slice(start, end));
+  }
+
+  /** Decoded text. */
+  private text(s: string): void {
+    if (this.quiet === 0) this.digest.push(s);
+    if (this.anchor !== null && !this.anchor.full) this.appendAnchor(s);
   }
 
   /** What opening the element changed, or -1 to skip its content. */

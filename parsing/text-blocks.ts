@@ -1,7 +1,7 @@
 // The blocks and containers of a page's text, and which of them vote in its simhash. TextDigest
 // records each token's key here as it reads the text; at the end of the page select() counts the
 // voting ones into the feature table.
-import { FeatureTable } from './text-features.js';
+import { FeatureTable } from './feature-table.js';
 
 /**
  * How much the text that follows counts as the page's content: 0 boilerplate (navigation, headers,
@@ -42,7 +42,8 @@ let spare: TextBlocks | null = null;
 
 export class TextBlocks {
   readonly table = new FeatureTable();
-  private tokens = new Int32Array(4096); // token keys in text order
+  /** Token keys in text order; TextDigest writes them here directly (see grow()). */
+  tokens: Int32Array = new Int32Array(4096);
   // Blocks: [first token, end token) of each, its container and its level.
   private blockStart = new Int32Array(256);
   private blockEnd = new Int32Array(256);
@@ -56,9 +57,10 @@ export class TextBlocks {
   private mainCredit = new Float64Array(256);
   private openContainers = new Int32Array(64);
   tokenCount = 0;
+  /** Tokens of the current block that are link text. */
+  blockLinkTokens = 0;
   private blockCount = 0;
   private blockFirst = 0; // first token of the current block
-  private blockLinkTokens = 0;
   private containerCount = 1;
   private depth = 1; // open containers, the document included
 
@@ -83,9 +85,15 @@ export class TextBlocks {
   }
 
   token(key: number, inLink: boolean): void {
-    if (this.tokenCount === this.tokens.length) this.tokens = grown(this.tokens, this.tokenCount);
+    if (this.tokenCount === this.tokens.length) this.grow();
     this.tokens[this.tokenCount++] = key;
     if (inLink) this.blockLinkTokens++;
+  }
+
+  /** A larger token buffer, the tokens so far copied (its new length is the new capacity). */
+  grow(): Int32Array {
+    this.tokens = grown(this.tokens, this.tokens.length);
+    return this.tokens;
   }
 
   /** An element that may hold the page's main content opens. */
@@ -168,13 +176,11 @@ export class TextBlocks {
         to = last;
       }
     }
+    const votes = (b: number) => this.blockLevel[b] >= level && this.blockContainer[b] >= from && this.blockContainer[b] <= to;
     let voted = 0;
-    for (let b = 0; b < this.blockCount; b++) {
-      const c = this.blockContainer[b];
-      if (this.blockLevel[b] < level || c < from || c > to) continue;
-      for (let t = this.blockStart[b]; t < this.blockEnd[b]; t++) this.table.add(this.tokens[t]);
-      voted += this.blockEnd[b] - this.blockStart[b];
-    }
+    for (let b = 0; b < this.blockCount; b++) if (votes(b)) voted += this.blockEnd[b] - this.blockStart[b];
+    this.table.reserve(voted);
+    for (let b = 0; b < this.blockCount; b++) if (votes(b)) this.table.addRange(this.tokens, this.blockStart[b], this.blockEnd[b]);
     return { level, tokens: voted };
   }
 }

@@ -4,7 +4,15 @@
 import { createHash, type Hash } from 'node:crypto';
 import { cutUtf8 } from './collapse.js';
 import { type Level, TextBlocks } from './text-blocks.js';
-import { charClass, CJK, classify, DROP, foldedChar, SEED, SPACE, step, UNKNOWN, WORD } from './text-features.js';
+import * as features from './text-features.js';
+import { Utf16View } from './utf16-view.js';
+
+// Module-local constants of what the loops below use per character: an imported binding is read
+// through its module's cell on every use (a load and a check each time; the bench page's text
+// pass cost a quarter more), a local constant is folded into the compiled loop.
+const { charClass, classify, foldedChar, step, CJK, DROP, SPACE, UNKNOWN, WORD } = features;
+const PRIME = features.FNV_PRIME;
+const SEED = features.SEED;
 
 export { type Level, MIN_BLOCK_TOKENS, MIN_MAIN_TOKENS } from './text-blocks.js';
 
@@ -12,6 +20,8 @@ export { type Level, MIN_BLOCK_TOKENS, MIN_MAIN_TOKENS } from './text-blocks.js'
 export const MAX_TEXT_BYTES = 100 * 1024;
 // Collapsed text is handed to SHA-1 in pieces of about this size: few native calls, bounded strings.
 const FLUSH_CHARS = 16_384;
+/** The code units of strings pushed as strings (a page's chunks come with theirs: pushCodes). */
+const scratch = new Utf16View();
 
 export interface TextDigestResult {
   /** The visible text, whitespace-collapsed, cut to MAX_TEXT_BYTES of UTF-8 at a character boundary. */
@@ -82,31 +92,69 @@ export class TextDigest {
     this.endBlock();
   }
 
-  /** Text `s.slice(start, end)`, read in place: the parser hands over ranges of the document. */
+  /** Text `s.slice(start, end)`. */
   push(s: string, start = 0, end = s.length): void {
-    const n = end;
-    let h = this.h, inWord = this.inWord, lastDigit = this.lastDigit;
+    if (start !== 0 || end !== s.length) {
+      s = s.slice(start, end);
+      start = 0;
+      end = s.length;
+    }
+    this.pushCodes(s, scratch.of(s), start, end);
+    scratch.trim();
+  }
+
+  /**
+   * Text `s.slice(start, end)`, read in place from `codes`, which holds `s`'s code units at the same
+   * indices (utf16-view.ts): the parser hands over ranges of the document. One loop per character:
+   * whitespace collapsed into the slices written out, word tokens hashed as they are read and
+   * appended to the page's token buffer. `codes[end]` must exist: it holds a sentinel while the
+   * range is read (restored after), so the loop over a word's letters needs no test of the end.
+   */
+  pushCodes(s: string, codes: Uint16Array, start: number, end: number): void {
+    if (end >= codes.length) throw new RangeError(`pushCodes reads codes[${end}], past the ${codes.length} given`);
+    const saved = codes[end];
+    codes[end] = 0; // not a letter: ends every run below
+    const blocks = this.blocks;
+    let tokens = blocks.tokens;
+    let count = blocks.tokenCount;
+    const first = count;
+    let h = this.h, inWord = this.inWord, lastDigit = this.lastDigit, cjkRun = this.cjkRun;
+    let prevCjk = this.prevCjk;
     let from = start; // start of the slice of `s` to be written as it is
     let i = start;
-    while (i < n) {
-      let c = s.charCodeAt(i);
+    while (i < end) {
+      let c = codes[i];
       if (c >= 0x61 && c <= 0x7a) {
         // Fast path for runs of ASCII lower-case letters, the bulk of most pages' text.
-        if (this.cjkRun !== 0) this.endCjk();
-        do {
-          h = step(h, c);
-          // Never read past the end: a NaN from charCodeAt would turn the loop to float arithmetic.
-          if (++i === n) break;
-          c = s.charCodeAt(i);
-        } while (c >= 0x61 && c <= 0x7a);
+        if (cjkRun !== 0) {
+          // A CJK run of one character is a token of its own; longer runs were hashed as bigrams.
+          if (cjkRun === 1) {
+            if (count === tokens.length) tokens = blocks.grow();
+            tokens[count++] = step(SEED, prevCjk);
+          }
+          cjkRun = 0;
+        }
+        this.h = h;
+        blocks.tokenCount = count;
+        i = this.words(codes, i);
+        h = this.h;
+        count = blocks.tokenCount;
+        tokens = blocks.tokens;
+        c = codes[i];
         inWord = true;
         lastDigit = false;
-        if (i === n) break;
+        if (i === end) break;
       }
       let k = charClass[c];
       if (k === UNKNOWN) k = classify(c);
       if (k === WORD) {
-        if (this.cjkRun !== 0) this.endCjk();
+        if (cjkRun !== 0) {
+          if (cjkRun === 1) {
+            if (count === tokens.length) tokens = blocks.grow();
+            tokens[count++] = step(SEED, prevCjk);
+          }
+          cjkRun = 0;
+        }
         const f = foldedChar[c];
         // A run of digits hashes as a single '0': "7 views" and "1234 views" are the same words.
         if (f !== 0x30 || !lastDigit) h = step(h, f);
@@ -123,38 +171,95 @@ export class TextDigest {
       }
       lastDigit = false;
       if (inWord) {
-        this.token(h);
+        if (count === tokens.length) tokens = blocks.grow();
+        tokens[count++] = h;
         inWord = false;
         h = SEED;
       }
       if (k === SPACE) {
-        if (this.cjkRun !== 0) this.endCjk();
+        if (cjkRun !== 0) {
+          if (cjkRun === 1) {
+            if (count === tokens.length) tokens = blocks.grow();
+            tokens[count++] = step(SEED, prevCjk);
+          }
+          cjkRun = 0;
+        }
         // One plain space between two pieces of text is already collapsed: it stays in the slice.
-        if (c === 0x20 && i > from && i + 1 < n && isText(s.charCodeAt(i + 1))) {
-          i++;
-          continue;
+        if (c === 0x20 && i > from && i + 1 < end) {
+          const d = codes[i + 1];
+          if ((d > 0x20 && d < 0x7f) || isText(d)) {
+            i++;
+            continue;
+          }
         }
         this.emit(s, from, i);
         let j = i + 1;
-        while (j < n && isWhitespace(s.charCodeAt(j))) j++;
+        while (j < end && isWhitespace(codes[j])) j++;
         this.pendingSpace = this.started;
         from = i = j;
         continue;
       }
       if (k === CJK) {
-        const prev = this.prevCjk;
-        if (this.cjkRun !== 0) this.token(step(step(SEED, prev), c));
-        this.prevCjk = c;
-        this.cjkRun++;
-      } else if (this.cjkRun !== 0) {
-        this.endCjk();
+        if (cjkRun !== 0) {
+          if (count === tokens.length) tokens = blocks.grow();
+          tokens[count++] = step(step(SEED, prevCjk), c);
+        }
+        prevCjk = c;
+        cjkRun++;
+      } else if (cjkRun !== 0) {
+        if (cjkRun === 1) {
+          if (count === tokens.length) tokens = blocks.grow();
+          tokens[count++] = step(SEED, prevCjk);
+        }
+        cjkRun = 0;
       }
       i++;
     }
-    this.emit(s, from, n);
+    codes[end] = saved;
+    this.emit(s, from, end);
     this.h = h;
     this.inWord = inWord;
     this.lastDigit = lastDigit;
+    this.cjkRun = cjkRun;
+    this.prevCjk = prevCjk;
+    blocks.tokenCount = count;
+    if (this.inLink) blocks.blockLinkTokens += count - first;
+  }
+
+  /**
+   * Lower-case ASCII words separated by single spaces from codes[i] (a lower-case letter), the
+   * bulk of most pages' text: the current word continued, each word that ends at a space a token,
+   * the space left in the slice written out. Returns where the first other character is (the
+   * caller's sentinel ends the range); the word being read stays open in `h`. A small function
+   * of its own because its loop runs several times faster there than inside pushCodes, whose
+   * many paths crowd out the registers this loop needs.
+   */
+  private words(codes: Uint16Array, i: number): number {
+    const blocks = this.blocks;
+    let tokens = blocks.tokens;
+    let count = blocks.tokenCount;
+    let h = this.h;
+    let c = codes[i];
+    for (;;) {
+      do {
+        h = Math.imul(h ^ c, PRIME);
+        c = codes[++i];
+      } while (c >= 0x61 && c <= 0x7a);
+      if (c !== 0x20) break;
+      const d = codes[i + 1];
+      if (d < 0x61 || d > 0x7a) break;
+      if (count === tokens.length) {
+        blocks.tokenCount = count;
+        tokens = blocks.grow();
+      }
+      tokens[count++] = h;
+      h = SEED;
+      c = d;
+      i++;
+    }
+    blocks.tokenCount = count;
+    this.h = h;
+    return i;
   }
 
   finish(): TextDigestResult {

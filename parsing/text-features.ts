@@ -1,7 +1,7 @@
 /**
  * The building blocks of the 64-bit simhash (see simhash.ts for the scheme and text-digest.ts for
- * the pass that feeds them): character classes, per-token hashing, the stopword set and the table
- * that counts distinct tokens and turns their weighted votes into 64 bits.
+ * the pass that feeds them): character classes, per-token hashing and the stopword set; the table
+ * that counts distinct tokens and turns their weighted votes into 64 bits is feature-table.ts.
  */
 
 const STOPWORDS = (
@@ -13,9 +13,9 @@ const STOPWORDS = (
   'were what when where which while who whom why will with would you your yours'
 ).split(' ');
 
-const STOPWORD_WEIGHT = 0.3;
+export const STOPWORD_WEIGHT = 0.3;
 
-function fmixA(h: number): number {
+export function fmixA(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -23,7 +23,7 @@ function fmixA(h: number): number {
   return (h ^ (h >>> 16)) | 0;
 }
 
-function fmixB(h: number): number {
+export function fmixB(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x7feb352d);
   h ^= h >>> 15;
@@ -38,10 +38,12 @@ function fmixB(h: number): number {
  * distinct tokens), which merges two features: no measurable effect on the simhash.
  */
 export const SEED = 0x811c9dc5 | 0;
-const SALT_B = 0x5bd1e995 | 0;
+export const SALT_B = 0x5bd1e995 | 0;
+
+export const FNV_PRIME = 0x01000193;
 
 export function step(h: number, c: number): number {
-  return Math.imul(h ^ c, 0x01000193);
+  return Math.imul(h ^ c, FNV_PRIME);
 }
 
 /** The 64 voting bits of a token key, as two 32-bit halves (high, low). */
@@ -56,12 +58,12 @@ export function tokenHash64(token: string): [number, number] {
   return keyBits(h);
 }
 
-// Stopword keys in a small open-addressing set, probed once per distinct token, behind a 64-Kbit
+// Stopword keys in a small open-addressing set, probed once per distinct token, behind an 8-Kbit
 // filter that turns almost every other token away with one load.
 const STOP_SLOTS = 512;
 const stopKeys = new Int32Array(STOP_SLOTS);
 const stopUsed = new Uint8Array(STOP_SLOTS);
-const stopFilter = new Int32Array(2048);
+const stopFilter = new Int32Array(256); // 8 Kbit: 1 KB that stays in cache, ~1.5% of other tokens probe the set
 for (const w of STOPWORDS) {
   let key = SEED;
   for (let i = 0; i < w.length; i++) key = step(key, w.charCodeAt(i));
@@ -69,13 +71,13 @@ for (const w of STOPWORDS) {
   while (stopUsed[slot] === 1) slot = (slot + 1) & (STOP_SLOTS - 1);
   stopKeys[slot] = key;
   stopUsed[slot] = 1;
-  const bit = mix(key) >>> 16;
+  const bit = mix(key) >>> 19;
   stopFilter[bit >>> 5] |= 1 << (bit & 31);
 }
 
-function isStopword(key: number): boolean {
+export function isStopword(key: number): boolean {
   const m = mix(key);
-  if ((stopFilter[m >>> 21] & (1 << ((m >>> 16) & 31))) === 0) return false;
+  if ((stopFilter[m >>> 24] & (1 << ((m >>> 19) & 31))) === 0) return false;
   for (let slot = m & (STOP_SLOTS - 1); stopUsed[slot] === 1; slot = (slot + 1) & (STOP_SLOTS - 1)) {
     if (stopKeys[slot] === key) return true;
   }
@@ -83,7 +85,7 @@ function isStopword(key: number): boolean {
 }
 
 /** FNV's low bits depend on few inputs: mixed before a key picks a slot. */
-function mix(key: number): number {
+export function mix(key: number): number {
   const h = Math.imul(key, 0x9e3779b1);
   return h ^ (h >>> 15);
 }
@@ -137,158 +139,3 @@ export function classify(c: number): number {
   return k;
 }
 for (let c = 0; c < 0x80; c++) classify(c);
-
-/** Distinct tokens and their counts: open addressing, reused across pages so a page allocates nothing. */
-export class FeatureTable {
-  keys = new Int32Array(4096);
-  counts = new Int32Array(4096); // 0: empty slot
-  used = new Int32Array(2048); // occupied slots in insertion order
-  size = 0;
-
-  add(key: number): void {
-    let slot = this.find(key);
-    if (this.counts[slot] === 0) {
-      // Keep the load under 1/2 so probe chains stay short.
-      if (this.size === this.used.length) {
-        this.grow();
-        slot = this.find(key);
-      }
-      this.keys[slot] = key;
-      this.used[this.size++] = slot;
-    }
-    this.counts[slot]++;
-  }
-
-  private find(key: number): number {
-    const { keys, counts } = this;
-    const mask = counts.length - 1;
-    let slot = mix(key) & mask;
-    while (counts[slot] !== 0 && keys[slot] !== key) slot = (slot + 1) & mask;
-    return slot;
-  }
-
-  clear(): void {
-    const { used, counts } = this;
-    for (let u = 0; u < this.size; u++) counts[used[u]] = 0;
-    this.size = 0;
-  }
-
-  private grow(): void {
-    const { keys, counts, used, size } = this;
-    const capacity = keys.length * 2;
-    this.keys = new Int32Array(capacity);
-    this.counts = new Int32Array(capacity);
-    this.used = new Int32Array(capacity >> 1);
-    for (let u = 0; u < size; u++) {
-      const s = used[u];
-      const slot = this.find(keys[s]);
-      this.keys[slot] = keys[s];
-      this.counts[slot] = counts[s];
-      this.used[u] = slot;
-    }
-  }
-
-  /**
-   * The 8-byte big-endian simhash of the tokens counted: each token votes with weight
-   * 1 + ln(count) (0.3 of that for stopwords) on each of 64 bits; a bit is set when the votes for 1
-   * outweigh those for 0. No tokens: all zeros.
-   */
-  vote(): Buffer {
-    weighted.fill(0);
-    classBits.fill(0);
-    classTokens.fill(0);
-    let total = 0;
-    // Lanes of the commonest class (non-stopwords seen once) live in locals: no memory traffic.
-    let l0 = 0, l1 = 0, l2 = 0, l3 = 0, l4 = 0, l5 = 0, l6 = 0, l7 = 0, pending = 0;
-    const { keys, used, size, counts } = this;
-    for (let u = 0; u < size; u++) {
-      const s = used[u];
-      const n = counts[s];
-      if (n === 0) continue;
-      const key = keys[s];
-      const ka = fmixA(key), kb = fmixB(key ^ SALT_B);
-      const stop = isStopword(key);
-      if (n === 1 && !stop) {
-        l0 += SPREAD[ka >>> 24]; l1 += SPREAD[(ka >>> 16) & 255]; l2 += SPREAD[(ka >>> 8) & 255]; l3 += SPREAD[ka & 255];
-        l4 += SPREAD[kb >>> 24]; l5 += SPREAD[(kb >>> 16) & 255]; l6 += SPREAD[(kb >>> 8) & 255]; l7 += SPREAD[kb & 255];
-        if (++pending === 15) { // a 4-bit lane holds 15 votes
-          addLanes(1, l0, l1, l2, l3, l4, l5, l6, l7);
-          l0 = l1 = l2 = l3 = l4 = l5 = l6 = l7 = pending = 0;
-        }
-        classTokens[1]++;
-        continue;
-      }
-      if (n < COUNT_CLASSES) {
-        // Tokens of equal count (and stopword-ness) weigh the same: count their bits as integers,
-        // weigh them once below.
-        const c = stop ? n + COUNT_CLASSES : n;
-        const lane = c * 8;
-        classLanes[lane] += SPREAD[ka >>> 24]; classLanes[lane + 1] += SPREAD[(ka >>> 16) & 255];
-        classLanes[lane + 2] += SPREAD[(ka >>> 8) & 255]; classLanes[lane + 3] += SPREAD[ka & 255];
-        classLanes[lane + 4] += SPREAD[kb >>> 24]; classLanes[lane + 5] += SPREAD[(kb >>> 16) & 255];
-        classLanes[lane + 6] += SPREAD[(kb >>> 8) & 255]; classLanes[lane + 7] += SPREAD[kb & 255];
-        classTokens[c]++;
-        if (++classPending[c] === 15) flushLanes(c);
-        continue;
-      }
-      let w = n < 256 ? LOG_WEIGHT[n] : 1 + Math.log(n);
-      if (stop) w *= STOPWORD_WEIGHT;
-      total += w;
-      for (let j = 0; j < 32; j++) {
-        weighted[j] += w * ((ka >>> (31 - j)) & 1);
-        weighted[32 + j] += w * ((kb >>> (31 - j)) & 1);
-      }
-    }
-    addLanes(1, l0, l1, l2, l3, l4, l5, l6, l7);
-    for (let c = 1; c < 2 * COUNT_CLASSES; c++) {
-      if (classTokens[c] === 0) continue;
-      flushLanes(c);
-      const w = c < COUNT_CLASSES ? LOG_WEIGHT[c] : LOG_WEIGHT[c - COUNT_CLASSES] * STOPWORD_WEIGHT;
-      total += w * classTokens[c];
-      for (let j = 0; j < 64; j++) weighted[j] += w * classBits[c * 64 + j];
-    }
-    const half = total / 2;
-    let hi = 0, lo = 0;
-    for (let j = 0; j < 32; j++) {
-      if (weighted[j] > half) hi |= 1 << (31 - j);
-      if (weighted[32 + j] > half) lo |= 1 << (31 - j);
-    }
-    // Not allocUnsafe: a pooled slice would pin an 8 KB slab for as long as a caller keeps the hash.
-    const out = Buffer.alloc(8);
-    out.writeUInt32BE(hi >>> 0, 0);
-    out.writeUInt32BE(lo >>> 0, 4);
-    return out;
-  }
-}
-
-const LOG_WEIGHT = new Float64Array(256).map((_, n) => (n === 0 ? 0 : 1 + Math.log(n)));
-// SPREAD[byte] puts bit i of the byte into the 4-bit lane i, so eight bit-columns of up to 15
-// tokens can be counted with one add per byte: most tokens occur once and share weight 1.
-const SPREAD = new Int32Array(256).map((_, byte) => {
-  let lanes = 0;
-  for (let i = 0; i < 8; i++) if ((byte >>> i) & 1) lanes |= 1 << (4 * i);
-  return lanes;
-});
-const weighted = new Float64Array(64); // per bit: weight of tokens voting 1
-// Tokens occurring fewer than COUNT_CLASSES times (nearly all) are counted per class of count
-// and stopword-ness: eight bit-columns per add in 4-bit lanes, flushed to classBits every 15 tokens.
-const COUNT_CLASSES = 16;
-const classLanes = new Int32Array(2 * COUNT_CLASSES * 8);
-const classPending = new Int32Array(2 * COUNT_CLASSES);
-const classBits = new Float64Array(2 * COUNT_CLASSES * 64); // per class and bit: tokens voting 1
-const classTokens = new Float64Array(2 * COUNT_CLASSES);
-
-function addLanes(c: number, l0: number, l1: number, l2: number, l3: number, l4: number, l5: number, l6: number, l7: number): void {
-  classLanes[c * 8] += l0; classLanes[c * 8 + 1] += l1; classLanes[c * 8 + 2] += l2; classLanes[c * 8 + 3] += l3;
-  classLanes[c * 8 + 4] += l4; classLanes[c * 8 + 5] += l5; classLanes[c * 8 + 6] += l6; classLanes[c * 8 + 7] += l7;
-  flushLanes(c);
-}
-
-function flushLanes(c: number): void {
-  for (let k = 0; k < 8; k++) {
-    const v = classLanes[c * 8 + k];
-    for (let i = 0; i < 8; i++) classBits[c * 64 + 8 * k + 7 - i] += (v >>> (4 * i)) & 15;
-    classLanes[c * 8 + k] = 0;
-  }
-  classPending[c] = 0;
-}

@@ -4,7 +4,7 @@
 // that escapes interception is counted instead of reaching the network. Interception alone is not
 // enough: without the proxy, the tests see Chromium open TCP connections of its own to the hosts
 // of intercepted requests (preconnects), which would bypass the crawler's per-host politeness.
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { findChromium } from './find-chromium.js';
 import { renderPage, type FetchForBrowser, type PageOptions, type RenderResult } from './render-page.js';
 import { SinkholeProxy } from './sinkhole-proxy.js';
@@ -172,6 +172,9 @@ export class Renderer {
     if (!executablePath) throw new Error('no Chromium found: pass chromiumPath, set CRAWLSTREAM_CHROMIUM or put chromium on PATH');
     this.proxyUrl ??= this.sinkhole.start();
     const proxy = await this.proxyUrl;
+    // Loaded on the first render, not with the crawler: Playwright is ~28 MB of heap (and its code) that a
+    // crawl which never renders would carry for its whole life.
+    const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({
       executablePath,
       headless: true,

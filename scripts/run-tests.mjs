@@ -1,18 +1,29 @@
 #!/usr/bin/env node
-// Runs the compiled tests in two phases: unit and driver tests in parallel, then the end-to-end and
-// integration tests one file at a time (they start crawls, web servers and share services).
-//   node scripts/run-tests.mjs            every test
-//   node scripts/run-tests.mjs --unit     only tests that need no external service
-//   node scripts/run-tests.mjs <substr>   only files whose path contains <substr>
-import { readdirSync, statSync } from 'node:fs';
+// Runs the compiled tests, several files at once (one process each), in tiers (scripts/test-plan.mjs):
+// unit files one per core, process and e2e files (which mostly wait on crawls, servers and delays)
+// several at once beside them, and a file that restarts a shared service while no other file uses it.
+//   node scripts/run-tests.mjs                 every test
+//   node scripts/run-tests.mjs --unit          only the unit and process tiers (no crawl, no service)
+//   node scripts/run-tests.mjs <substr>...     only files whose path contains one of them
+//   node scripts/run-tests.mjs --list          the plan (tier, services, expected time), nothing run
+// CRAWLSTREAM_TEST_JOBS=N sets how many process and e2e files run at once (default one more than the cores);
+// CRAWLSTREAM_TEST_FILE_TIMEOUT (seconds, default 600) ends a file that hangs, as a failure.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { nextToStart, order, planFile } from './test-plan.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const dist = join(root, 'dist');
+const TIMES = join(dist, '.test-times.json');
 const args = process.argv.slice(2);
 const unitOnly = args.includes('--unit');
+const listOnly = args.includes('--list');
 const filters = args.filter((a) => !a.startsWith('--'));
+const cpus = availableParallelism();
+const slots = { cpu: cpus, wait: Number(process.env.CRAWLSTREAM_TEST_JOBS) || cpus + 1 };
+const fileTimeoutMs = (Number(process.env.CRAWLSTREAM_TEST_FILE_TIMEOUT) || 600) * 1000;
 
 function walk(dir, out = []) {
   for (const name of readdirSync(dir)) {
@@ -23,25 +34,83 @@ function walk(dir, out = []) {
   return out;
 }
 
-const files = walk(dist)
-  .map((p) => relative(root, p))
-  .filter((p) => filters.length === 0 || filters.some((f) => p.includes(f)))
-  .sort();
-const serial = (p) => p.includes('.e2e.') || p.includes('.integration.');
-const phases = [
-  { name: 'unit', files: files.filter((p) => !serial(p)), concurrency: 2 },
-  { name: 'end-to-end and integration', files: unitOnly ? [] : files.filter(serial), concurrency: 1 },
-];
+// Durations of an earlier run in this checkout order the files better than the hints do.
+const times = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, 'utf8')) : {};
+const files = order(
+  walk(dist)
+    .map((p) => planFile(relative(root, p), p, times))
+    .filter((f) => filters.length === 0 || filters.some((s) => f.path.includes(s)))
+    .filter((f) => !unitOnly || f.tier !== 'e2e'),
+);
 
-let failed = false;
-for (const phase of phases) {
-  if (phase.files.length === 0) continue;
-  console.log(`\n# ${phase.name}: ${phase.files.length} file(s)`);
-  const r = spawnSync(
-    process.execPath,
-    ['--import', join(dist, 'test/support/property-seed.js'), '--test', `--test-concurrency=${phase.concurrency}`, '--test-reporter=spec', ...phase.files],
-    { cwd: root, stdio: 'inherit', env: { ...process.env, CRAWLSTREAM_TEST: '1' } },
-  );
-  if (r.status !== 0) failed = true;
+if (listOnly) {
+  for (const f of files) {
+    const needs = [...f.uses].map((s) => (f.holds.has(s) ? `${s} (alone)` : s)).join(', ');
+    console.log(`${f.tier.padEnd(7)} ${String(Math.round(f.seconds)).padStart(4)} s  ${f.path}${needs ? `  [${needs}]` : ''}`);
+  }
+  process.exit(0);
 }
-process.exit(failed ? 1 : 0);
+
+/** Runs one file in its own process group, its output kept until it ends so files do not interleave. */
+function runFile(f) {
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    ['--import', join(dist, 'test/support/property-seed.js'), '--test', '--test-reporter=spec', f.path],
+    { cwd: root, env: { ...process.env, CRAWLSTREAM_TEST: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      process.kill(-child.pid, 'SIGKILL'); // the file and every crawl, worker or browser it started
+    } catch {}
+  }, fileTimeoutMs);
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const seconds = (performance.now() - started) / 1000;
+      if (timedOut) output += `\n# ${f.path}: ended after ${fileTimeoutMs / 1000} s (CRAWLSTREAM_TEST_FILE_TIMEOUT)\n`;
+      resolve({ ...f, ok: code === 0 && !timedOut, code, signal, seconds, output });
+    });
+  });
+}
+
+const counts = { unit: 0, process: 0, e2e: 0 };
+for (const f of files) counts[f.tier]++;
+console.log(`# ${files.length} file(s): ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(', ')}; ${slots.cpu} unit and ${slots.wait} process/e2e at once`);
+
+const began = performance.now();
+const queue = [...files];
+const running = new Set();
+const done = [];
+await new Promise((finish) => {
+  const pump = () => {
+    for (const f of nextToStart(queue, [...running], slots)) {
+      queue.splice(queue.indexOf(f), 1);
+      running.add(f);
+      runFile(f).then((r) => {
+        running.delete(f);
+        done.push(r);
+        const at = ((performance.now() - began) / 1000).toFixed(0);
+        process.stdout.write(`${r.output}\n# ${r.ok ? 'ok' : 'FAILED'} ${r.path} (${r.tier}, ${r.seconds.toFixed(1)} s; ${done.length}/${files.length} at ${at} s)\n`);
+        pump();
+      });
+    }
+    if (running.size === 0) finish(); // nothing left (nextToStart always starts something when nothing runs)
+  };
+  pump();
+});
+
+const wall = (performance.now() - began) / 1000;
+const failed = done.filter((r) => !r.ok);
+writeFileSync(TIMES, JSON.stringify({ ...times, ...Object.fromEntries(done.map((r) => [r.path, Math.round(r.seconds * 10) / 10])) }, null, 1));
+console.log('\n# slowest files');
+for (const r of [...done].sort((a, b) => b.seconds - a.seconds).slice(0, 12)) console.log(`#   ${r.seconds.toFixed(1).padStart(6)} s  ${r.tier.padEnd(7)} ${r.path}`);
+const byTier = Object.keys(counts).filter((t) => counts[t]).map((t) => `${t} ${done.filter((r) => r.tier === t).reduce((s, r) => s + r.seconds, 0).toFixed(0)} s`);
+console.log(`# ${done.length} file(s) in ${wall.toFixed(0)} s (time in files: ${byTier.join(', ')})`);
+if (failed.length) console.log(`# FAILED: ${failed.map((r) => r.path).join(', ')}`);
+process.exit(failed.length ? 1 : 0);

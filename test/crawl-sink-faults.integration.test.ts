@@ -1,3 +1,4 @@
+// test-plan: e2e uses=clickhouse
 // A crawl stopped (SIGTERM) while its ClickHouse server answers INSERTs with 500, closes the
 // connection, or never answers: each ends within --stop-grace, exits 5, names the rows it could not
 // write with ClickHouse's own failure in its last line, and the same command resumes once the

@@ -1,3 +1,4 @@
+// test-plan: e2e uses=clickhouse
 // docker-compose.yml is for users' machines; there is no Docker engine here, but Debian's
 // docker-compose parses and checks the file without one (installed by scripts/dev-services.sh).
 import { describe, it } from 'node:test';

@@ -170,6 +170,7 @@ export class KafkaRuntime<S> {
       await Promise.all(this.runners.map((r) => r.stop()));
       this.partitions = partitions;
       await this.ensureTopics();
+      await this.transactions.renew();
       await this.startRunners();
       this.runningGeneration = this.generation;
     }).catch((err) => log.warn(`re-opening tasks failed: ${(err as Error).message}`));

@@ -123,6 +123,19 @@ export class WorkerTransactions implements Committer {
     this.failure = undefined;
   }
 
+  /**
+   * After topics grew (a new partition count), a new producer under the same id: kafkajs refreshes a
+   * producer's metadata only every few minutes, and until then it cannot write to the new partitions.
+   * Called with every task stopped; it waits for a transaction still under way.
+   */
+  async renew(): Promise<void> {
+    while (this.running) await new Promise((r) => setTimeout(r, 10));
+    const old = this.producer;
+    this.producer = undefined;
+    await old?.disconnect().catch(() => {});
+    await this.start();
+  }
+
   private async releaseAll(): Promise<void> {
     const t = await this.producer!.transaction();
     try {
@@ -339,7 +352,16 @@ export class WorkerTransactions implements Committer {
 }
 
 /** Changelog partitions' end offsets after a produce: base offset plus the records sent there. */
-function recordEnds(chunk: TopicMessages[], results: RecordMetadata[], ends: Map<string, number>): void {
+export function recordEnds(chunk: TopicMessages[], results: RecordMetadata[], ends: Map<string, number>): void {
+  // kafkajs skips, without a word, messages for a partition its metadata does not know yet (a topic
+  // grown by scale): the transaction would commit without them. Every partition written to must
+  // have answered, or the transaction fails and its work is redone.
+  const answered = new Set(results.map((r) => `${r.topicName}/${r.partition}`));
+  for (const t of chunk) {
+    for (const m of t.messages) {
+      if (!answered.has(`${t.topic}/${m.partition}`)) throw new Error(`the producer did not send to ${t.topic}/${m.partition} (no metadata for that partition yet)`);
+    }
+  }
   const sent = new Map<string, number>();
   for (const t of chunk) {
     if (!t.topic.endsWith('.changelog')) continue;

@@ -10,7 +10,7 @@ import type { ProcessorNode } from '../topology.js';
 import { InputTracker, type InputPosition } from './input-position.js';
 import { TaskLifecycle } from './task-lifecycle.js';
 import { TaskMetrics } from './task-metrics.js';
-import { Turns } from './turns.js';
+import { Mutex } from './mutex.js';
 import { Fifo } from '../fifo.js';
 import { RecordHandler } from './record-handler.js';
 import { taskContext } from './task-context.js';
@@ -55,8 +55,8 @@ export class StreamTask<S = unknown> {
   private readonly queue = new Fifo<RawRecord>();
   private ready: OutputRecord[] = [];
   private inFlight = 0;
-  /** Sequential records and punctuations take turns; a commit is never taken mid-turn. */
-  private readonly turns = new Turns();
+  /** Sequential records and punctuations run one at a time; a commit is never taken mid-way through one. */
+  private readonly mutex = new Mutex();
   private draining = false;
   private readonly keysInFlight = new Map<string, RawRecord[]>();
   private readonly sharedContext: Context;
@@ -162,7 +162,7 @@ export class StreamTask<S = unknown> {
   async punctuate(now: number): Promise<void> {
     const punctuate = this.processor.punctuate;
     if (!punctuate || !this.lifecycle.accepting) return;
-    await this.turns.take(async () => {
+    await this.mutex.runExclusive(async () => {
       const before = this.ready.length + this.journalMarks();
       await punctuate.call(this.processor, now, this.sharedContext);
       // Timers fire often and mostly find nothing due: only one that did something asks for a commit.
@@ -178,7 +178,7 @@ export class StreamTask<S = unknown> {
 
   /** Nothing queued or running (deferred processor work aside). */
   isQuiescent(): boolean {
-    return this.queue.size === 0 && this.inFlight === 0 && !this.turns.held;
+    return this.queue.size === 0 && this.inFlight === 0 && !this.mutex.locked;
   }
 
   /** Every record read has been finished and its position committed. */
@@ -197,7 +197,7 @@ export class StreamTask<S = unknown> {
 
   /** Collects what the next commit must make durable; undefined when there is nothing. */
   takeCommit(): TaskCommit | undefined {
-    if (this.turns.held) return undefined; // a sequential record is mid-way: its writes are not complete
+    if (this.mutex.locked) return undefined; // a sequential record is mid-way: its writes are not complete
     if (this.lifecycle.discarded) return undefined;
     const positions: TaskCommit['positions'] = [];
     for (const [topic, tracker] of this.trackers) {
@@ -255,7 +255,7 @@ export class StreamTask<S = unknown> {
     this.processor.handingOver?.();
     await this.settled(finishMs);
     const cut = this.inFlight;
-    if (cut > 0 || this.turns.held) {
+    if (cut > 0 || this.mutex.locked) {
       this.stopSignalled = true;
       this.processor.abandon?.();
       // Bounded: records whose abort never settles (a sink waiting on its aborted writer) must not
@@ -285,7 +285,7 @@ export class StreamTask<S = unknown> {
 
   /** Resolves once nothing runs (or after `boundMs`). */
   private settled(boundMs: number): Promise<void> {
-    if (this.inFlight === 0 && !this.turns.held) return Promise.resolve();
+    if (this.inFlight === 0 && !this.mutex.locked) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = Number.isFinite(boundMs) ? setTimeout(resolve, boundMs) : undefined;
       this.settledWaiters.push(() => {
@@ -296,7 +296,7 @@ export class StreamTask<S = unknown> {
   }
 
   private notifySettled(): void {
-    if (this.inFlight > 0 || this.turns.held || this.settledWaiters.length === 0) return;
+    if (this.inFlight > 0 || this.mutex.locked || this.settledWaiters.length === 0) return;
     const waiters = this.settledWaiters;
     this.settledWaiters = [];
     for (const w of waiters) w();
@@ -316,7 +316,7 @@ export class StreamTask<S = unknown> {
   private async drainSequential(): Promise<void> {
     while (this.queue.size > 0 && this.lifecycle.accepting) {
       const deadline = performance.now() + SLICE_MS;
-      await this.turns.take(async () => {
+      await this.mutex.runExclusive(async () => {
         // The clock is read every few records: reading it per record cost as much as a small processor.
         for (let n = 0; this.queue.size > 0 && this.lifecycle.accepting; n++) {
           if ((n & 15) === 15 && performance.now() >= deadline) break;
@@ -370,7 +370,7 @@ export class StreamTask<S = unknown> {
    * processor was told to stop (a hand-over past its finishing window, an abandon) did not finish:
    * its next owner processes it again (a fetch closes its connection), so neither its outputs nor its
    * offset may be committed.
-   * A sequential record always completes its turn, so it is finished either way.
+   * A sequential record always runs to its end, so it is finished either way.
    */
   private recordEnded(record: RawRecord, failure: string | undefined, sink: OutputRecord[]): void {
     const concurrent = this.node.definition.concurrency !== undefined;

@@ -10,7 +10,7 @@ import { fetchIdOf } from '../../politeness/leases.js';
 import { pacingFields } from '../../politeness/host-politeness.js';
 import type { RobotsGate } from '../../politeness/robots-gate.js';
 import type { HostState } from './host-state.js';
-import { MAX_STEPS_PER_TURN, type HostQueues } from './host-queues.js';
+import { MAX_QUEUE_STEPS, type Frontier } from './frontier.js';
 import { priorityOf, type UrlKey, type UrlState } from './url-state.js';
 
 export interface Taken {
@@ -21,7 +21,7 @@ export interface Taken {
 
 export interface LeaseParts {
   config: CrawlConfig;
-  queues: HostQueues;
+  frontier: Frontier;
   robots: RobotsGate;
   budget?: CrawlBudget;
   /** A URL that will not be fetched, and why. */
@@ -37,25 +37,25 @@ export interface TakenUrls {
 /** Takes up to `n` of the host's ready URLs off its queue; those robots.txt or a budget rule out are recorded and dropped. */
 export async function takeUrls(p: LeaseParts, h: HostState, n: number): Promise<TakenUrls> {
   const taken: Taken[] = [];
-  for (let step = 0; step < MAX_STEPS_PER_TURN && taken.length < n; step++) {
-    const next = await p.queues.popReady(h);
+  for (let step = 0; step < MAX_QUEUE_STEPS && taken.length < n; step++) {
+    const next = await p.frontier.popReady(h);
     if (!next) break;
     const { key, u, rank, recrawl } = next;
     if (!u) continue;
     if (!p.robots.allows(h.host, h.robots, u.url)) {
-      p.queues.stop(key, u);
+      p.frontier.stop(key, u);
       p.skip(h, u.url, 'robots-disallowed', u.depth);
       continue;
     }
     // Budgets count distinct pages: a recrawl never spends them again.
     if (countsAgainstBudget(u, recrawl)) {
       if (h.queue.released >= p.config.maxPagesPerHost) {
-        p.queues.stop(key, u);
+        p.frontier.stop(key, u);
         p.skip(h, u.url, 'host-budget', u.depth);
         continue;
       }
       if (p.budget && !p.budget.tryTake()) {
-        p.queues.enqueueReady(h, key, u, false, true);
+        p.frontier.enqueueReady(h, key, u, false, true);
         return { taken, budgetSpent: true };
       }
       h.queue.released++;

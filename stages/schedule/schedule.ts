@@ -17,8 +17,8 @@ import type { CanonicalUrl, FetchResult, UnfetchedUrl } from '../../schemas/reco
 import type { CrawlConfig } from '../../contract/config.js';
 import { deduped, fetched, scheduled, skipped, unfetched } from '../../contract/topics.js';
 import { hostsStore, newHostState, robotsStore, type HostState } from './host-state.js';
-import { readyQueueStore, waitingQueueStore } from './host-frontier.js';
-import { HostQueues } from './host-queues.js';
+import { readyQueueStore, waitingQueueStore } from './queue-stores.js';
+import { Frontier } from './frontier.js';
 import { freedWithoutOutcome, judge, leased, pausedUntil } from '../../politeness/host-politeness.js';
 import { mayQueueBehind, owedCount, reported, restarted } from '../../politeness/leases.js';
 import { Politeness } from '../../politeness/politeness.js';
@@ -50,7 +50,7 @@ export interface ScheduleServices {
 export class Schedule implements Processor<In, Out> {
   readonly config: CrawlConfig;
   readonly budget: CrawlBudget | undefined;
-  queues!: HostQueues;
+  frontier!: Frontier;
   robots!: RobotsGate;
   ctx!: ProcessorContext<Out>;
   private hosts!: KeyValueStore<string, HostState>;
@@ -71,7 +71,7 @@ export class Schedule implements Processor<In, Out> {
     this.ctx = ctx;
     this.hosts = ctx.store(hostsStore);
     this.urls = ctx.store(urlsStore);
-    this.queues = new HostQueues(this.urls, ctx.store(readyQueueStore), ctx.store(waitingQueueStore));
+    this.frontier = new Frontier(this.urls, ctx.store(readyQueueStore), ctx.store(waitingQueueStore));
     this.politeness = new Politeness(ctx.store(robotsStore), this.config);
     this.robots = this.politeness.robots;
     for await (const [host, h] of this.hosts.entries()) {
@@ -79,7 +79,7 @@ export class Schedule implements Processor<In, Out> {
       const owed = owedCount(h.leases);
       if (h.queue.ready === 0 && h.queue.waiting === 0 && owed === 0) continue;
       this.active.set(host, h);
-      this.queues.account(h, +1);
+      this.frontier.account(h, +1);
       if (owed > 0) {
         // Their reports may still come, or may have been lost with the process: the lost-lease guard,
         // counted from now, decides (a host is never left waiting on a report that cannot come).
@@ -89,7 +89,7 @@ export class Schedule implements Processor<In, Out> {
         continue;
       }
       // Due times survive restarts: a host with only future recrawls wakes at the first of them.
-      const due = h.queue.ready > 0 ? 0 : await this.queues.firstDue(h);
+      const due = h.queue.ready > 0 ? 0 : await this.frontier.firstDue(h);
       this.arm(h, Math.max(this.politeness.nextAllowedStart(h), due));
     }
     this.reportGauges();
@@ -134,7 +134,7 @@ export class Schedule implements Processor<In, Out> {
   /** Work due now: URLs ready or leased. Future recrawls alone leave a crawl caught up. */
   hasPendingWork(): boolean {
     const blocked = (this.budget?.exhausted() ?? false) || this.s.control.paused;
-    return this.inFlight > 0 || (this.queues.totals.ready > 0 && !blocked);
+    return this.inFlight > 0 || (this.frontier.totals.ready > 0 && !blocked);
   }
 
   private async onDeduped(u: CanonicalUrl, now: number): Promise<void> {
@@ -144,7 +144,7 @@ export class Schedule implements Processor<In, Out> {
     const score = u.score ?? -1;
     if (known) {
       // A URL passed on again: more pages link to it (dedup reports 2, 4, 8, … in-links), or a better link.
-      if ((u.inlinks > known.inlinks || score > known.score) && this.queues.raise(h, key, known, Math.max(u.inlinks, known.inlinks), Math.max(score, known.score))) {
+      if ((u.inlinks > known.inlinks || score > known.score) && this.frontier.raise(h, key, known, Math.max(u.inlinks, known.inlinks), Math.max(score, known.score))) {
         this.ctx.metrics.count('raised');
         this.save(h);
       }
@@ -160,7 +160,7 @@ export class Schedule implements Processor<In, Out> {
       interval_ms: this.config.recrawl ? firstInterval(u, now, this.config) : 0, next_due_at: 0, fetches: 0, changes: 0, gone: 0, captured_at: 0,
       score, lost: 0,
     };
-    this.queues.enqueueReady(h, key, state, false);
+    this.frontier.enqueueReady(h, key, state, false);
     this.save(h);
     await this.tryRelease(h, now);
   }
@@ -244,7 +244,7 @@ export class Schedule implements Processor<In, Out> {
     // A host refused (robots.txt unreachable, a Crawl-delay over the bound) gets no request: its URLs
     // are dropped now, not after its delay, however long that is.
     if (now < allowed && robots.kind !== 'refuse') return this.arm(h, allowed);
-    await this.queues.promoteDue(h, now);
+    await this.frontier.promoteDue(h, now);
     this.save(h);
     if (h.queue.ready === 0) return this.idle(h);
     if (robots.kind === 'refuse') return this.dropReady(h, robots.reason);
@@ -262,7 +262,7 @@ export class Schedule implements Processor<In, Out> {
   /** A next lease, pinned to the open one's server address so that it queues behind it in the same fetch task. */
   private async queueBehind(h: HostState, now: number, lost: number): Promise<void> {
     const fresh = this.robots.decide(h.host, h.scheme, h.robots, now).kind === 'ready';
-    await this.queues.promoteDue(h, now);
+    await this.frontier.promoteDue(h, now);
     // A focused crawl's gate is asked once per lease, a queued one too.
     if (fresh && h.queue.ready > 0 && this.s.focusGate && !(await this.admitted(h, this.s.focusGate, now))) return;
     const { taken } = fresh && h.queue.ready > 0 ? await takeUrls(this, h, this.leaseSize(h)) : { taken: [] };
@@ -318,7 +318,7 @@ export class Schedule implements Processor<In, Out> {
 
   /** A focused crawl: may the host release now, or do hosts with better URLs go first? Holding back is all it can do. */
   private async admitted(h: HostState, gate: FocusGate, now: number): Promise<boolean> {
-    const rank = this.s.budget?.exhausted() ? undefined : await this.queues.headRank(h);
+    const rank = this.s.budget?.exhausted() ? undefined : await this.frontier.headRank(h);
     if (rank === undefined || gate.admit(h.host, rank, now)) return true;
     this.ctx.metrics.count('focus.held');
     this.arm(h, now + gate.holdMs);
@@ -329,18 +329,18 @@ export class Schedule implements Processor<In, Out> {
   private async idle(h: HostState): Promise<void> {
     this.s.focusGate?.forget(h.host);
     this.save(h);
-    if (h.queue.waiting > 0) return this.arm(h, Math.max(this.politeness.nextAllowedStart(h), await this.queues.firstDue(h)));
+    if (h.queue.waiting > 0) return this.arm(h, Math.max(this.politeness.nextAllowedStart(h), await this.frontier.firstDue(h)));
     if (h.leases.open.length || h.queue.ready > 0) return;
     this.active.delete(h.host);
     this.armedAt.delete(h.host);
-    this.queues.forget(h.host);
+    this.frontier.forget(h.host);
   }
 
   private host(host: string, url: string): HostState {
     const h = this.active.get(host) ?? this.hosts.get(host) ?? newHostState(host, url.slice(0, url.indexOf(':')), this.politeness.newSlot());
     if (!this.active.has(host)) {
       this.active.set(host, h);
-      this.queues.account(h, +1);
+      this.frontier.account(h, +1);
     }
     return h;
   }
@@ -362,7 +362,7 @@ export class Schedule implements Processor<In, Out> {
 
   private reportGauges(): void {
     const { metrics } = this.ctx;
-    const { totals } = this.queues;
+    const { totals } = this.frontier;
     metrics.gauge('frontier', totals.ready - totals.readyRecrawls);
     metrics.gauge('recrawl.due', totals.readyRecrawls);
     metrics.gauge('recrawl.waiting', totals.waiting);

@@ -8,7 +8,7 @@ import type { CrawlBudget } from '../../contract/crawl-budget.js';
 import { emptyBook, owedCount, type UrlRef } from '../../politeness/leases.js';
 import { freedWithoutOutcome } from '../../politeness/host-politeness.js';
 import { sameOrigin, type HostState } from './host-state.js';
-import { MAX_STEPS_PER_TURN, type HostQueues } from './host-queues.js';
+import { MAX_QUEUE_STEPS, type Frontier } from './frontier.js';
 import { countsAgainstBudget } from './lease-release.js';
 import { sitemapState, urlKey, type UrlState } from './url-state.js';
 
@@ -16,7 +16,7 @@ const MAX_SITEMAPS_PER_HOST = 16;
 
 export interface ReportParts {
   config: CrawlConfig;
-  queues: HostQueues;
+  frontier: Frontier;
   budget?: CrawlBudget;
   ctx: { metrics: Metrics; log: Logger };
   skip(h: HostState, url: string, reason: string, depth: number, detail?: string): void;
@@ -24,12 +24,12 @@ export interface ReportParts {
 
 /** Where a fetched URL goes next: a retry, its recrawl, or nowhere. */
 export function afterPage(p: ReportParts, h: HostState, r: FetchResult, retryable: boolean, key = urlKey(h.host, r.url)): void {
-  const u = p.queues.urls.get(key);
+  const u = p.frontier.urls.get(key);
   p.ctx.metrics.count('fetched');
   if (!u) return;
   if (retryable && u.attempt < p.config.maxAttempts) {
     p.ctx.metrics.count('retries');
-    return p.queues.enqueueReady(h, key, { ...u, attempt: u.attempt + 1 }, u.fetches > 0);
+    return p.frontier.enqueueReady(h, key, { ...u, attempt: u.attempt + 1 }, u.fetches > 0);
   }
   if (retryable) p.ctx.metrics.count('gave-up');
   const ok = r.status >= 200 && r.status < 300;
@@ -40,17 +40,17 @@ export function afterPage(p: ReportParts, h: HostState, r: FetchResult, retryabl
     interval_ms: r.recrawl_interval_ms || u.interval_ms, next_due_at: r.next_due_at,
   };
   if (r.status === 304) p.ctx.metrics.count('not-modified');
-  if (r.next_due_at > 0) return p.queues.enqueueWaiting(h, key, next);
-  p.queues.stop(key, next);
+  if (r.next_due_at > 0) return p.frontier.enqueueWaiting(h, key, next);
+  p.frontier.stop(key, next);
 }
 
 /** The host may crawl nothing now (robots.txt unreachable, a Crawl-delay over the bound): its ready URLs are dropped, each recorded. */
 export async function dropReadyUrls(p: ReportParts, h: HostState, reason: string, detail: string): Promise<void> {
-  for (let step = 0; step < MAX_STEPS_PER_TURN; step++) {
-    const next = await p.queues.popReady(h);
+  for (let step = 0; step < MAX_QUEUE_STEPS; step++) {
+    const next = await p.frontier.popReady(h);
     if (!next) break;
     if (!next.u) continue;
-    p.queues.stop(next.key, next.u);
+    p.frontier.stop(next.key, next.u);
     p.skip(h, next.u.url, reason, next.u.depth, detail);
   }
 }
@@ -58,10 +58,10 @@ export async function dropReadyUrls(p: ReportParts, h: HostState, reason: string
 /** A leased URL that was not fetched goes back to the ready queue, its page budget given back. */
 export function requeue(p: ReportParts, h: HostState, url: string, change: (u: UrlState) => UrlState = (u) => u): void {
   const key = urlKey(h.host, url);
-  const u = p.queues.urls.get(key);
+  const u = p.frontier.urls.get(key);
   if (!u || u.phase !== 'in-flight') return;
   unspend(p, h, u);
-  p.queues.enqueueReady(h, key, change(u), u.fetches > 0, true);
+  p.frontier.enqueueReady(h, key, change(u), u.fetches > 0, true);
 }
 
 /**
@@ -87,15 +87,15 @@ export function giveUpLeases(p: ReportParts, h: HostState, now: number): number 
 export function giveUpLost(p: ReportParts, h: HostState, owed: UrlRef[]): void {
   for (const ref of owed) {
     const key = { host: h.host, ...ref };
-    const u = p.queues.urls.get(key);
+    const u = p.frontier.urls.get(key);
     if (!u || u.phase !== 'in-flight') continue;
     if (u.lost === 0) {
       p.ctx.metrics.count('lease-lost.released-again');
       unspend(p, h, u);
-      p.queues.enqueueReady(h, key, { ...u, lost: 1 }, u.fetches > 0, true);
+      p.frontier.enqueueReady(h, key, { ...u, lost: 1 }, u.fetches > 0, true);
     } else {
       p.ctx.metrics.count('lease-lost.dropped');
-      p.queues.stop(key, { ...u, lost: u.lost + 1 });
+      p.frontier.stop(key, { ...u, lost: u.lost + 1 });
       p.skip(h, u.url, 'lease-lost', u.depth, 'its lease was lost twice: no fetch task reported it');
     }
   }
@@ -117,8 +117,8 @@ export function queueSitemaps(p: ReportParts, h: HostState, named: string[], now
   const urls = named.length ? own.slice(0, MAX_SITEMAPS_PER_HOST) : [`${h.scheme}://${h.host}/sitemap.xml`];
   for (const url of urls) {
     const key = urlKey(h.host, url);
-    const u = p.queues.urls.get(key);
+    const u = p.frontier.urls.get(key);
     if (u && u.phase !== 'stopped') continue;
-    p.queues.enqueueReady(h, key, sitemapState(url, `${h.scheme}://${h.host}/robots.txt`, now, u), false);
+    p.frontier.enqueueReady(h, key, sitemapState(url, `${h.scheme}://${h.host}/robots.txt`, now, u), false);
   }
 }

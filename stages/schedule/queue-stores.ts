@@ -1,9 +1,9 @@
-// A host's queues in the schedule processor's stores, on disk: `ready` holds URLs that may be fetched
-// now, most important first, in two lanes (pages, and sitemaps, which take turns with pages so that an
-// index of 50,000 children cannot starve a host's pages); `waiting` holds URLs due again later
-// (recrawls), earliest first. Each
-// entry names a URL by fingerprint; its details live in the `urls` store. Only a few entries per active
-// host are held in memory, so a host with a million queued URLs costs disk, not RAM.
+// The frontier's queues in the schedule processor's stores, on disk, a StoredQueue each: `ready`
+// holds URLs that may be fetched now, most important first, in two lanes (pages, and sitemaps, which
+// take turns with pages so that an index of 50,000 children cannot starve a host's pages); `waiting`
+// holds URLs due again later (recrawls), earliest first. Each entry names a URL by fingerprint; its
+// details live in the `urls` store. Only a few entries per active host are held in memory, so a host
+// with a million queued URLs costs disk, not RAM.
 import { defineStore, type KeyValueStore } from '../../engine/api.js';
 
 /** A URL's place in the ready queue: its lane, then higher rank first, then lower depth, then arrival. */
@@ -92,8 +92,8 @@ interface Head<K> {
   complete: boolean;
 }
 
-/** One ordered queue per host over a store, with a small cached head per host. */
-export class HostQueue<K extends { host: string }> {
+/** One store holding an ordered queue per host, with a small cached head per host. */
+export class StoredQueue<K extends { host: string }> {
   private readonly heads = new Map<string, Head<K>>();
 
   constructor(

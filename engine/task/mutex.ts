@@ -1,14 +1,14 @@
-// Sequential records and timer punctuations of one task take turns: one runs at a time, the rest wait
-// in arrival order. `held` tells a commit that a turn is mid-way, so its writes are not complete.
-export class Turns {
+// A task's sequential records and timer punctuations run one at a time, the rest waiting in arrival
+// order. `locked` tells a commit that one is mid-way, so its writes are not complete.
+export class Mutex {
   private tail: Promise<void> = Promise.resolve();
   private holders = 0;
 
-  get held(): boolean {
+  get locked(): boolean {
     return this.holders > 0;
   }
 
-  take<T>(fn: () => Promise<T>): Promise<T> {
+  runExclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.tail.then(async () => {
       this.holders++;
       try {

@@ -1,13 +1,13 @@
 // The frontier bookkeeping of the schedule processor: a host's ready and waiting queues (on disk,
-// host-frontier.ts), the URL states they point at (url-state.ts), and the host's and the task's
+// queue-stores.ts), the URL states they point at (url-state.ts), and the host's and the task's
 // counts, kept in step. The schedule decides when a host may fetch; this decides which URL.
 import type { KeyValueStore } from '../../engine/api.js';
 import type { HostState } from './host-state.js';
-import { compareReady, compareWaiting, HostQueue, type ReadyKey, type UrlRef, type WaitingKey } from './host-frontier.js';
+import { compareReady, compareWaiting, StoredQueue, type ReadyKey, type UrlRef, type WaitingKey } from './queue-stores.js';
 import { rankOf, type UrlKey, type UrlState } from './url-state.js';
 
-/** Promotions and drops are bounded per turn, so one host never holds the task long. */
-export const MAX_STEPS_PER_TURN = 512;
+/** Queue steps (promotions, drops, URLs taken) are bounded per visit of a host, so one host never holds the task long. */
+export const MAX_QUEUE_STEPS = 512;
 
 export interface Popped {
   key: UrlKey;
@@ -17,20 +17,20 @@ export interface Popped {
   recrawl: boolean;
 }
 
-export class HostQueues {
+export class Frontier {
   /** Totals over the task's hosts, for gauges and idleness. */
   readonly totals = { ready: 0, readyRecrawls: 0, waiting: 0 };
   /** Ready pages (lane 0) and ready sitemaps (lane 1), which take turns. */
-  private readonly ready: [HostQueue<ReadyKey>, HostQueue<ReadyKey>];
-  private readonly waiting: HostQueue<WaitingKey>;
+  private readonly ready: [StoredQueue<ReadyKey>, StoredQueue<ReadyKey>];
+  private readonly waiting: StoredQueue<WaitingKey>;
 
   constructor(
     readonly urls: KeyValueStore<UrlKey, UrlState>,
     readyStore: KeyValueStore<ReadyKey, UrlRef>,
     waitingStore: KeyValueStore<WaitingKey, UrlRef>,
   ) {
-    this.ready = [new HostQueue(readyStore, compareReady, 0), new HostQueue(readyStore, compareReady, 1)];
-    this.waiting = new HostQueue(waitingStore, compareWaiting);
+    this.ready = [new StoredQueue(readyStore, compareReady, 0), new StoredQueue(readyStore, compareReady, 1)];
+    this.waiting = new StoredQueue(waitingStore, compareWaiting);
   }
 
   /** A host's counts joined (+1) or left (-1) the task's totals. */
@@ -113,7 +113,7 @@ export class HostQueues {
 
   /** Recrawls whose time has come join the ready queue, with their importance. */
   async promoteDue(h: HostState, now: number): Promise<void> {
-    for (let step = 0; step < MAX_STEPS_PER_TURN && h.queue.waiting > 0; step++) {
+    for (let step = 0; step < MAX_QUEUE_STEPS && h.queue.waiting > 0; step++) {
       const head = await this.waiting.peek(h.host, h.queue.waiting);
       if (!head || head[0].due > now) return;
       this.waiting.remove(head[0]);

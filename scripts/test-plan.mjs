@@ -1,0 +1,87 @@
+// Which tier each compiled test file belongs to, what it shares, and the order the runner starts
+// them in (scripts/run-tests.mjs). A file says what its name cannot in one header line:
+//   // test-plan: process               starts processes, worker threads, chdb or Chromium
+//   // test-plan: e2e holds=kafka ~80s   restarts the shared Kafka; usually takes about 80 s
+// Tiers: `unit` (in-process, CPU-bound: one file per core), `process` and `e2e` (mostly waiting on
+// child processes, servers and politeness delays: several at once). `*.e2e.*` and `*.integration.*`
+// files are e2e; `*.integration.*` files use the shared services (kafka, registry, clickhouse) unless
+// `uses=` names the ones they do.
+// `holds=S` runs a file while no other file using S runs (it stops or restarts S); once it waits,
+// no new user of S starts, so it is never starved.
+import { readFileSync } from 'node:fs';
+
+export const SERVICES = ['kafka', 'registry', 'clickhouse'];
+const TIERS = ['unit', 'process', 'e2e'];
+/** Expected seconds when neither a hint nor an earlier run says more. */
+const DEFAULT_SECONDS = { unit: 2, process: 8, e2e: 30 };
+
+/** The plan line of a compiled test file, read from its first comment lines. */
+function directive(path) {
+  const head = readFileSync(path, 'utf8').slice(0, 4000).split('\n');
+  for (const line of head) {
+    if (!line.startsWith('//')) break;
+    const m = /^\/\/\s*test-plan:\s*(.*)$/.exec(line);
+    if (m) return m[1].trim().split(/\s+/);
+  }
+  return [];
+}
+
+export function planFile(relPath, absPath, times = {}) {
+  const words = directive(absPath);
+  const named = relPath.includes('.e2e.') || relPath.includes('.integration.') ? 'e2e' : 'unit';
+  const tier = words.find((w) => TIERS.includes(w)) ?? named;
+  const given = words.filter((w) => w.startsWith('uses='));
+  const uses = new Set(given.length ? [] : relPath.includes('.integration.') ? SERVICES : []);
+  const holds = new Set();
+  let hint;
+  for (const w of words) {
+    const [key, value] = w.split('=');
+    if (key === 'uses' || key === 'holds') {
+      for (const s of value.split(',')) {
+        if (!SERVICES.includes(s)) throw new Error(`${relPath}: test-plan names an unknown service "${s}" (known: ${SERVICES.join(', ')})`);
+        uses.add(s);
+        if (key === 'holds') holds.add(s);
+      }
+    } else if (/^~\d+s$/.test(w)) hint = Number(w.slice(1, -1));
+    else if (!TIERS.includes(w)) throw new Error(`${relPath}: unknown test-plan word "${w}"`);
+  }
+  const seconds = times[relPath] ?? hint ?? DEFAULT_SECONDS[tier];
+  return { path: relPath, tier, uses, holds, seconds };
+}
+
+/**
+ * Picks the next files to start. `running` are the files under way; `slots` how many of each pool may
+ * run at once (unit files take `cpu` slots, process and e2e files `wait` slots). Longest first.
+ */
+export function nextToStart(queue, running, slots) {
+  const busy = { cpu: 0, wait: 0 };
+  const inUse = new Map();
+  for (const f of running) {
+    busy[poolOf(f)]++;
+    for (const s of f.uses) inUse.set(s, (inUse.get(s) ?? 0) + 1);
+  }
+  const held = new Set(running.flatMap((f) => [...f.holds]));
+  // A holder waiting for its services keeps new users of them from starting.
+  const reserved = new Set();
+  const start = [];
+  for (const f of queue) {
+    const pool = poolOf(f);
+    const blocked = [...f.uses].some((s) => held.has(s) || reserved.has(s)) || [...f.holds].some((s) => inUse.get(s));
+    if (blocked || busy[pool] >= slots[pool]) {
+      if (f.holds.size) for (const s of f.holds) reserved.add(s);
+      continue;
+    }
+    start.push(f);
+    busy[pool]++;
+    for (const s of f.uses) inUse.set(s, (inUse.get(s) ?? 0) + 1);
+    for (const s of f.holds) held.add(s);
+  }
+  return start;
+}
+
+const poolOf = (f) => (f.tier === 'unit' ? 'cpu' : 'wait');
+
+/** Holders first (they need their services to themselves), then the longest. */
+export function order(files) {
+  return [...files].sort((a, b) => b.holds.size - a.holds.size || b.seconds - a.seconds || a.path.localeCompare(b.path));
+}
