@@ -386,9 +386,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
     this.commits.rejectPending(this.fatal);
   }
 
-  get failed(): Error | undefined {
-    return this.fatal;
-  }
+  get failed(): Error | undefined { return this.fatal; }
 
   /** For the group commit: the log of `topic/partition`, and its readers to wake. */
   logOf(id: string): PartitionLog {
@@ -396,7 +394,6 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   }
 
   published(log: PartitionLog): void {
-    const readers = this.consumers.get(log.topic) ?? [];
-    for (const t of readers) if (t.partition === log.partition) this.pumpSoon(t);
+    for (const t of this.consumers.get(log.topic) ?? []) if (t.partition === log.partition) this.pumpSoon(t);
   }
 }

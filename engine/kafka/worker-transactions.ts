@@ -6,7 +6,7 @@
 // in the same transactions. A failed transaction leaves this worker unable to tell what is committed:
 // it stops committing and tells the runtime, which abandons every task, fences its own producer
 // (reset) and re-opens the tasks it owns from their last commit.
-import type { Kafka, Message, Producer, RecordMetadata, TopicMessages } from 'kafkajs';
+import type { Kafka, Message, Producer } from 'kafkajs';
 import { CompressionTypes } from 'kafkajs';
 import type { Logger } from '../api.js';
 import { partitionFor } from '../partitioning.js';
@@ -14,6 +14,7 @@ import type { ProcessorNode } from '../topology.js';
 import type { Committer, TaskCommit } from '../task/task-commit.js';
 import { type KafkaNames, POSITIONS_STORE } from './kafka-names.js';
 import { ownerRecord } from './task-owners.js';
+import { chunks, recordEnds } from './sent-records.js';
 
 /** A task as the worker's transactions see it (a KafkaTaskHost). */
 export interface CommitParticipant {
@@ -61,8 +62,6 @@ export const DEFAULT_COMMIT_INTERVAL_MS = 100;
 const GROUP_OFFSETS_EVERY_MS = 5_000;
 /** A transaction that takes longer than this is given up, and every task re-opened. */
 const COMMIT_TIMEOUT_MS = 30_000;
-/** Keep each produce request well under the broker's limits; bodies can be megabytes. */
-const MAX_SEND_BYTES = 8 * 1024 * 1024;
 
 interface Claim { task: string; resolve: () => void; reject: (err: Error) => void }
 
@@ -349,53 +348,4 @@ export class WorkerTransactions implements Committer {
     }
     return ends;
   }
-}
-
-/** Changelog partitions' end offsets after a produce: base offset plus the records sent there. */
-export function recordEnds(chunk: TopicMessages[], results: RecordMetadata[], ends: Map<string, number>): void {
-  // kafkajs skips, without a word, messages for a partition its metadata does not know yet (a topic
-  // grown by scale): the transaction would commit without them. Every partition written to must
-  // have answered, or the transaction fails and its work is redone.
-  const answered = new Set(results.map((r) => `${r.topicName}/${r.partition}`));
-  for (const t of chunk) {
-    for (const m of t.messages) {
-      if (!answered.has(`${t.topic}/${m.partition}`)) throw new Error(`the producer did not send to ${t.topic}/${m.partition} (no metadata for that partition yet)`);
-    }
-  }
-  const sent = new Map<string, number>();
-  for (const t of chunk) {
-    if (!t.topic.endsWith('.changelog')) continue;
-    for (const m of t.messages) {
-      const id = `${t.topic}/${m.partition}`;
-      sent.set(id, (sent.get(id) ?? 0) + 1);
-    }
-  }
-  for (const r of results) {
-    const id = `${r.topicName}/${r.partition}`;
-    const n = sent.get(id);
-    if (n === undefined) continue;
-    ends.set(id, Math.max(ends.get(id) ?? 0, Number(r.baseOffset ?? '0') + n));
-  }
-}
-
-function* chunks(topics: TopicMessages[]): Generator<TopicMessages[]> {
-  let current: TopicMessages[] = [];
-  let bytes = 0;
-  for (const t of topics) {
-    let messages: Message[] = [];
-    for (const m of t.messages) {
-      const size = (m.value as Buffer | null)?.length ?? 0;
-      if (bytes + size > MAX_SEND_BYTES && (messages.length || current.length)) {
-        if (messages.length) current.push({ topic: t.topic, messages });
-        yield current;
-        current = [];
-        messages = [];
-        bytes = 0;
-      }
-      messages.push(m);
-      bytes += size;
-    }
-    if (messages.length) current.push({ topic: t.topic, messages });
-  }
-  if (current.length) yield current;
 }

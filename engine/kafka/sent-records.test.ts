@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RecordMetadata, TopicMessages } from 'kafkajs';
-import { recordEnds } from './worker-transactions.js';
+import { recordEnds } from './sent-records.js';
 
 const msg = (partition: number) => ({ key: 'k', value: 'v', partition });
 const answer = (topicName: string, partition: number, baseOffset: string): RecordMetadata => ({ topicName, partition, errorCode: 0, baseOffset });
