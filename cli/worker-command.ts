@@ -3,16 +3,20 @@ import { resolve } from 'node:path';
 import { KafkaWorker } from '../crawl/kafka-worker.js';
 import { NetworkPolicy } from '../fetching/network-policy.js';
 import { findChromium } from '../rendering/find-chromium.js';
-import { intOption, LIMITS, listOption, parse, PROXY_FLAGS, proxyOption, UsageError, RENDER_PROCESS_FLAGS, renderProcessOptions } from './options.js';
+import { durationOption, intOption, LIMITS, listOption, parse, PROXY_FLAGS, proxyOption, UsageError, RENDER_PROCESS_FLAGS, renderProcessOptions } from './options.js';
 import { brokersOf, KAFKA_FLAGS, required } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
 import { loadModules, MODULE_FLAGS } from './modules.js';
 import { METRICS_FLAGS, metricsOptionsFrom, WARC_FLAGS, warcOutputFrom } from './observe-options.js';
 import { serveTelemetry } from '../crawl/telemetry.js';
+import { formatDuration } from './duration.js';
+import { STOP_FLAGS, UNFINISHED_STOP_EXIT } from './stop-report.js';
+import { DEFAULT_STOP_GRACE_MS } from '../engine/embedded/embedded-runtime.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
     ...KAFKA_FLAGS,
+    ...STOP_FLAGS,
     'schema-registry': { type: 'string' },
     'clickhouse-url': { type: 'string' },
     processors: { type: 'string', multiple: true },
@@ -44,6 +48,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!findChromium(values.chromium as string | undefined)) {
     log.warn('no Chromium found (install Debian\'s chromium package, or give --chromium PATH or CRAWLSTREAM_CHROMIUM): pages a crawl asks to render get fetches rows with the render error browser-unavailable');
   }
+  const stopGraceMs = durationOption(values, 'stop-grace', LIMITS.stopGraceMs) ?? DEFAULT_STOP_GRACE_MS;
   const abort = new AbortController();
   const worker = new KafkaWorker({
     brokers: brokersOf(values),
@@ -66,7 +71,7 @@ export async function run(argv: string[]): Promise<number> {
     let signals = 0;
     const onSignal = () => {
       if (++signals > 1) process.exit(130);
-      log.info('stopping: records in progress finish and are committed (Ctrl-C again to quit at once)');
+      log.info(`stopping: records in progress get up to ${formatDuration(stopGraceMs)} (--stop-grace) to finish and are committed (Ctrl-C again to quit at once)`);
       abort.abort();
       done();
     };
@@ -82,12 +87,14 @@ export async function run(argv: string[]): Promise<number> {
     await served?.close();
     process.exit(1);
   }
-  // A clean stop commits what finished; past this bound the worker leaves anyway: what it had not
-  // committed is redone by the task's next owner, so nothing is lost.
+  // A clean stop commits what finished; past --stop-grace the worker leaves anyway, exit 5: what it
+  // had not committed is redone by the task's next owner, so nothing is lost.
   const bound = setTimeout(() => {
-    log.warn('stop took over 60 s; leaving now (uncommitted work is redone by the next owner of each task)');
-    process.exit(0);
-  }, 60_000);
+    const left = worker.unfinished();
+    log.warn(`stopped before everything finished: the stop waited ${formatDuration(stopGraceMs)} (--stop-grace); nothing is lost: ` +
+      `the work ${left.length ? `${left.join(', ')} had` : 'in flight'} not committed is redone by the next owner of each task (this worker or another)`);
+    process.exit(UNFINISHED_STOP_EXIT);
+  }, stopGraceMs);
   await worker.stop();
   clearTimeout(bound);
   await served?.close();

@@ -106,6 +106,11 @@ export class KafkaWorker {
     }));
   }
 
+  /** The tasks with work not yet committed (a stop that runs out of time leaves it to their next owners). */
+  unfinished(): string[] {
+    return (this.runtime?.progress() ?? []).filter((p) => !p.settled).map((p) => p.task.id);
+  }
+
   /** Finishes records in progress, commits, leaves the groups, closes the shared clients. */
   async stop(): Promise<void> {
     clearInterval(this.lagTimer);
