@@ -87,6 +87,41 @@ describe('bodySink', () => {
     assert.equal(calls, 1);
   });
 
+  it('should end the request, truncated, when the sink returns false, and download no more', async () => {
+    // Far more than socket buffers hold, so that what the server wrote shows whether the client read on.
+    const doc = sitemap(32 * MiB);
+    let written = 0;
+    let closed!: Promise<void>;
+    const s = await http('127.0.0.2', (_req, res) => {
+      closed = new Promise((r) => res.on('close', () => r()));
+      res.writeHead(200, { 'content-length': String(doc.length) });
+      const more = () => {
+        while (written < doc.length && !res.destroyed) {
+          const piece = doc.subarray(written, written + 64 * 1024);
+          written += piece.length;
+          if (!res.write(piece)) return void res.once('drain', more);
+        }
+        if (!res.destroyed) res.end();
+      };
+      more();
+    });
+    let got = 0;
+    let late = 0;
+    const o = await fetcher().fetch(s.url('/'), { maxBodyBytes: 50 * MiB, bodySink: (c) => {
+      if (got >= MiB) late++;
+      got += c.length;
+      return got < MiB;
+    } });
+    await closed;
+    assert.equal(o.status, 200);
+    assert.equal(o.errorKind, 'body-too-large');
+    assert.match(o.error, /the reader took no more after \d+ decoded bytes/);
+    assert.equal(o.truncated, true);
+    assert.equal(late, 0, 'no chunk after the sink said no more');
+    assert.equal(o.bytes, got);
+    assert.ok(written < doc.length / 2, `the server wrote ${written} of ${doc.length} bytes`);
+  });
+
   it('should refuse a cap that is not a positive integer without sending anything', async () => {
     const s = await http('127.0.0.2', (_req, res) => res.end('ok'));
     for (const bad of [0, -1, 1.5, Number.NaN, Infinity]) {

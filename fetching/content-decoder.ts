@@ -5,11 +5,14 @@ import { createHash, type Hash } from 'node:crypto';
 import * as zlib from 'node:zlib';
 import type { Transform } from 'node:stream';
 
-export type DecodeFailureKind = 'decompression-bomb' | 'bad-encoding' | 'sink';
+export type DecodeFailureKind = 'decompression-bomb' | 'bad-encoding' | 'sink' | 'body-too-large';
 
 export interface DecoderOutput {
-  /** Receives decoded chunks as they come instead of the decoder keeping them (body() stays empty). */
-  sink?: (chunk: Buffer) => void;
+  /**
+   * Receives decoded chunks as they come instead of the decoder keeping them (body() stays empty).
+   * Returning false (exactly) says it has read all it takes (a reader's own cap): decoding ends as at a cap.
+   */
+  sink?: (chunk: Buffer) => unknown;
   /** Keep a running SHA-1 of the decoded bytes (see sha1()). */
   sha1?: boolean;
 }
@@ -95,7 +98,7 @@ export class ContentDecoder {
   private endWaiters: Array<() => void> = [];
   private drainWaiter: (() => void) | null = null;
   private lenient = false;
-  private readonly sink: ((chunk: Buffer) => void) | undefined;
+  private readonly sink: ((chunk: Buffer) => unknown) | undefined;
   private readonly hash: Hash | null;
 
   /**
@@ -216,10 +219,16 @@ export class ContentDecoder {
       this.hash?.update(piece);
       if (!this.sink) this.chunks.push(piece);
       else {
+        let more: unknown;
         try {
-          this.sink(piece);
+          more = this.sink(piece);
         } catch (err) {
           this.fail('sink', `the body sink threw after ${this.total} decoded bytes: ${(err as Error)?.message ?? err}`);
+          return;
+        }
+        // The reader's own cap (a sitemap's URL cap): the rest is not downloaded, as at our byte cap.
+        if (more === false) {
+          this.fail('body-too-large', `the reader took no more after ${this.total} decoded bytes (${this.wireBytes} wire bytes)`);
           return;
         }
       }

@@ -33,9 +33,10 @@ export interface FetchInit {
   /**
    * Streaming mode: decoded (decompressed) chunks are handed over as they arrive, in order, and never
    * after fetch() resolved; outcome.body stays empty while outcome.bytes still counts them. A sink that
-   * throws ends the request with error kind 'sink'.
+   * throws ends the request with error kind 'sink'. A sink that returns false has read all it takes:
+   * the request ends there, truncated (error kind 'body-too-large'), and the rest is not downloaded.
    */
-  bodySink?: (chunk: Buffer) => void;
+  bodySink?: (chunk: Buffer) => unknown;
 }
 
 export interface FetchOutcome {

@@ -11,7 +11,7 @@ import { PROXY_ERROR } from './proxy-connector.js';
 
 /**
  * Why a fetch failed. After a response started, every kind but '' means the body is not whole:
- * 'body-too-large' and 'decompression-bomb' are our own caps (the outcome says truncated);
+ * 'body-too-large' and 'decompression-bomb' are our own caps, or a body sink's (the outcome says truncated);
  * 'body-incomplete' is a body the server or the network cut short (reset, closed before the
  * Content-Length or the last chunk); 'timeout' and 'aborted' stopped it mid-way; 'sink' is a body
  * sink that threw. The partial body and the status are kept in every case.
@@ -48,7 +48,7 @@ export interface CollectorContext {
   /** The request goes over TLS (a connect timeout then includes the handshake). */
   https?: boolean;
   /** Decoded chunks go here as they arrive instead of into `body`. */
-  bodySink?: (chunk: Buffer) => void;
+  bodySink?: (chunk: Buffer) => unknown;
   sha1?: boolean;
 }
 
