@@ -222,3 +222,33 @@ test('should reject writes after end and invalid limits', () => {
   assert.throws(() => p.write(Buffer.from('x')), /after end/);
   assert.throws(() => new SitemapParser({ sitemapUrl: 'http://site.test/s.xml', maxUrls: 0, onUrl: () => {}, onSitemap: () => {} }), RangeError);
 });
+
+test('should tell onIgnored of every entry it does not pass on, with the reason, as many as the summary counts', () => {
+  const ignored: [string, string][] = [];
+  const onIgnored = (loc: string, reason: string) => void ignored.push([loc, reason]);
+  const { summary } = parseInChunks(urlset(
+    '<url><loc>http://site.test/a</loc></url>',
+    '<url><loc>http://other.test/b</loc></url>',
+    '<url><loc>http://site.test/elsewhere/c</loc></url>',
+    '<url><loc>mailto:x@site.test</loc></url>',
+    '<url></url>',
+  ), 7, { sitemapUrl: 'http://site.test/dir/sitemap.xml', onIgnored });
+  assert.deepEqual(ignored, [
+    ['http://site.test/a', 'out-of-path'], ['http://other.test/b', 'cross-host'], ['http://site.test/elsewhere/c', 'out-of-path'],
+    ['mailto:x@site.test', 'invalid'], ['', 'invalid'],
+  ]);
+  assert.equal(ignored.length, summary.ignoredCrossHost + summary.ignoredOutOfPath + summary.invalid);
+  const deep: string[] = [];
+  parseInChunks('<sitemapindex><sitemap><loc>http://site.test/s1.xml</loc></sitemap><sitemap><loc>http://site.test/s2.xml</loc></sitemap></sitemapindex>',
+    Number.MAX_SAFE_INTEGER, { depth: MAX_SITEMAP_DEPTH, onIgnored: (loc, reason) => void deep.push(`${reason} ${loc}`) });
+  assert.deepEqual(deep, ['too-deep http://site.test/s1.xml', 'too-deep http://site.test/s2.xml']);
+});
+
+test('should say it was cut by a limit as soon as it was, before end()', () => {
+  const p = new SitemapParser({ sitemapUrl: 'http://site.test/sitemap.xml', maxUrls: 2, onUrl: () => {}, onSitemap: () => {} });
+  p.write(Buffer.from(urlset('<url><loc>http://site.test/1</loc></url>', '<url><loc>http://site.test/2</loc></url>').replace('</urlset>\n', '')));
+  assert.equal(p.cutBy, undefined);
+  p.write(Buffer.from('<url><loc>http://site.test/3</loc></url>'));
+  assert.equal(p.cutBy, 'max-urls');
+  assert.equal(p.end().urls, 2);
+});

@@ -6,7 +6,7 @@
 // maxUrls entries and maxBytes of uncompressed data.
 import { GunzipStream, GZIP_MAGIC_0, GZIP_MAGIC_1 } from './gunzip-stream.js';
 import { parseChangefreq, parsePriority, parseRfc822Date, parseW3cDatetime, type SitemapEntry } from './entry-fields.js';
-import { LocationRule, MAX_URL_LENGTH, type LocVerdict } from './location-rule.js';
+import { LocationRule, MAX_URL_LENGTH, type LocRejection, type LocVerdict } from './location-rule.js';
 import { TextSitemapReader } from './text-reader.js';
 import { XmlSitemapReader, type RawEntry, type XmlRootKind } from './xml-reader.js';
 import { ErrorLog } from './error-log.js';
@@ -23,6 +23,8 @@ export const DEFAULT_MAX_BYTES = 50 * 1024 * 1024;
 export type SitemapKind = 'urlset' | 'sitemapindex' | 'text' | 'rss' | 'atom' | 'rdf' | 'unknown' | 'empty';
 /** Which bound cut the file: the sitemaps.org limits, or the parser's own memory bounds. */
 export type SitemapLimit = 'max-urls' | 'max-bytes' | 'max-markup' | 'max-depth';
+/** Why an entry was not passed on: the location rule's verdicts, or an index too deep to follow. */
+export type IgnoredReason = LocRejection | 'too-deep';
 
 export interface SitemapParserOptions {
   /** Where the file was fetched from (after redirects); sets the location rule. */
@@ -40,6 +42,11 @@ export interface SitemapParserOptions {
   onUrl(entry: SitemapEntry): void;
   /** A child sitemap named by an index, same-site and within MAX_SITEMAP_DEPTH. */
   onSitemap(loc: string, lastmod?: number): void;
+  /**
+   * An entry not passed on, and why (every one the summary counts as ignored or invalid): the caller
+   * records the dropped work instead of it vanishing. `loc` is '' when the entry had none.
+   */
+  onIgnored?(loc: string, reason: IgnoredReason, detail: string): void;
 }
 
 export interface SitemapSummary {
@@ -96,6 +103,11 @@ export class SitemapParser {
       kind: 'empty', compressed: false, urls: 0, sitemaps: 0, ignoredCrossHost: 0, ignoredOutOfPath: 0,
       ignoredTooDeep: 0, invalid: 0, droppedFields: 0, bytes: 0, complete: true, errors: [],
     };
+  }
+
+  /** The limit that stopped the parse, as soon as it did (before end()): the rest of the body is not wanted. */
+  get cutBy(): SitemapLimit | undefined {
+    return this.summary.cutBy;
   }
 
   /** True once the parser stopped reading (a limit, corrupt data, not a sitemap): stop the download. */
@@ -183,13 +195,9 @@ export class SitemapParser {
       entry: (raw) => this.onEntry(raw),
       misplaced: (name) => {
         if (!this.countEntry()) return;
-        this.summary.invalid++;
-        this.log.add(`entry ${this.entries}: <${name}> does not belong in a <${this.summary.kind}>; skipped`);
+        this.invalid(`entry ${this.entries}: <${name}> does not belong in a <${this.summary.kind}>; skipped`);
       },
-      unfinished: (element) => {
-        this.summary.invalid++;
-        this.log.add(`xml: the file ended inside a <${element}> entry (truncated?); that entry is dropped`);
-      },
+      unfinished: (element) => this.invalid(`xml: the file ended inside a <${element}> entry (truncated?); that entry is dropped`),
       error: (message) => this.log.add(message),
       cut: (limit, message) => this.cut(limit, message),
     });
@@ -216,23 +224,23 @@ export class SitemapParser {
     if (!this.countEntry()) return;
     const n = this.entries;
     const what = raw.element === 'url' ? 'URL' : 'sitemap';
-    if (raw.locTooLong) return this.invalid(`entry ${n}: ${what} longer than ${MAX_URL_LENGTH} characters`);
+    if (raw.locTooLong) return this.invalid(`entry ${n}: ${what} longer than ${MAX_URL_LENGTH} characters`, raw.loc.slice(0, MAX_URL_LENGTH));
     if (raw.loc === '') return this.invalid(`entry ${n}: <${raw.element}> without ${raw.element === 'item' ? '<link>' : raw.element === 'entry' ? '<link href>' : '<loc>'}`);
     if (raw.element === 'item' || raw.element === 'entry') return this.onFeedEntry(n, raw);
     const lastmod = this.field(n, 'lastmod', raw.lastmod, parseW3cDatetime);
     if (raw.element === 'sitemap') {
       if (this.depth >= MAX_SITEMAP_DEPTH) {
-        if (this.summary.ignoredTooDeep++ === 0) {
-          this.log.add(`format: this index is at depth ${this.depth}; indexes may list sitemaps, not other indexes, so its entries are not followed`);
-        }
+        const message = `format: this index is at depth ${this.depth}; indexes may list sitemaps, not other indexes, so its entries are not followed`;
+        if (this.summary.ignoredTooDeep++ === 0) this.log.add(message);
+        this.options.onIgnored?.(raw.loc, 'too-deep', message);
         return;
       }
-      if (!this.accept(n, what, this.rule.checkSitemap(raw.loc))) return;
+      if (!this.accept(n, what, this.rule.checkSitemap(raw.loc), raw.loc)) return;
       this.summary.sitemaps++;
       this.options.onSitemap(raw.loc, lastmod);
       return;
     }
-    if (!this.accept(n, what, this.rule.checkUrl(raw.loc))) return;
+    if (!this.accept(n, what, this.rule.checkUrl(raw.loc), raw.loc)) return;
     const entry: SitemapEntry = { loc: raw.loc };
     if (lastmod !== undefined) entry.lastmod = lastmod;
     const changefreq = this.field(n, 'changefreq', raw.changefreq, parseChangefreq);
@@ -245,7 +253,7 @@ export class SitemapParser {
 
   /** A feed's entry is a link to a page, on any host, dated by its publication or update. */
   private onFeedEntry(n: number, raw: RawEntry): void {
-    if (!this.accept(n, 'link', this.rule.checkLink(raw.loc))) return;
+    if (!this.accept(n, 'link', this.rule.checkLink(raw.loc), raw.loc)) return;
     const entry: SitemapEntry = { loc: raw.loc };
     const name = raw.element === 'item' ? 'pubDate' : 'updated';
     const lastmod = this.field(n, name, raw.lastmod, raw.element === 'item' ? parseRfc822Date : parseW3cDatetime);
@@ -254,15 +262,15 @@ export class SitemapParser {
     this.options.onUrl(entry);
   }
 
-  private accept(n: number, what: string, verdict: LocVerdict): boolean {
+  private accept(n: number, what: string, verdict: LocVerdict, loc: string): boolean {
     if (verdict.ok) return true;
     if (verdict.reason === 'invalid') {
-      this.invalid(`entry ${n}: invalid ${what}: ${verdict.detail}`);
-    } else if (verdict.reason === 'cross-host') {
-      if (this.summary.ignoredCrossHost++ === 0) this.log.add(`entry ${n}: ${what} ignored: ${verdict.detail} (first of its kind)`);
-    } else if (this.summary.ignoredOutOfPath++ === 0) {
-      this.log.add(`entry ${n}: ${what} ignored: ${verdict.detail} (first of its kind)`);
+      this.invalid(`entry ${n}: invalid ${what}: ${verdict.detail}`, loc);
+      return false;
     }
+    const first = verdict.reason === 'cross-host' ? this.summary.ignoredCrossHost++ === 0 : this.summary.ignoredOutOfPath++ === 0;
+    if (first) this.log.add(`entry ${n}: ${what} ignored: ${verdict.detail} (first of its kind)`);
+    this.options.onIgnored?.(loc, verdict.reason, verdict.detail);
     return false;
   }
 
@@ -277,9 +285,10 @@ export class SitemapParser {
     return value;
   }
 
-  private invalid(message: string): void {
+  private invalid(message: string, loc = ''): void {
     this.summary.invalid++;
     this.log.add(message);
+    this.options.onIgnored?.(loc, 'invalid', message);
   }
 
   /** Counts one more entry, or cuts the file when it would exceed maxUrls. */
