@@ -7,8 +7,10 @@ import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, 
 import { createHash } from 'node:crypto';
 import type { FetchRequest, FetchResult } from '../../schemas/records.js';
 import type { CrawlConfig } from '../../contract/config.js';
-import { discoveredUrls, fetched, resolved, unfetched } from '../../contract/topics.js';
+import { discoveredUrls, fetched, resolved, skipped, unfetched } from '../../contract/topics.js';
 import { AddressGate } from '../../politeness/address-gate.js';
+import { isIP } from 'node:net';
+import { NetworkPolicy } from '../../fetching/network-policy.js';
 import { HostTurns } from '../../politeness/host-turns.js';
 import { LeaseCuts, pacingOf, releasedBeforeStart } from '../../politeness/request-pacing.js';
 import { MAX_LEASE } from '../../politeness/leases.js';
@@ -29,7 +31,8 @@ const inputs = [resolved] as const;
 const MAX_REQUESTS_IN_FLIGHT = 128;
 /** Records a fetch task holds at once: mostly a lease's URLs waiting for their host's turn. */
 const MAX_RECORDS_IN_PROCESS = MAX_REQUESTS_IN_FLIGHT * MAX_LEASE;
-const outputs = [fetched, discoveredUrls, unfetched] as const;
+// skipped: what a sitemap dropped (entries off its host or on forbidden addresses, the rest after a limit).
+const outputs = [fetched, discoveredUrls, unfetched, skipped] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
@@ -62,6 +65,8 @@ class Fetch implements Processor<In, Out> {
   private readonly cuts = new LeaseCuts();
   /** robots.txt as this task last fetched it, per host: rendering browsers' requests obey it. */
   private readonly robots = new Map<string, RobotsPolicy>();
+  /** The fetcher's policy, to tell a sitemap entry naming a forbidden address from one merely off-host. */
+  private readonly policy: NetworkPolicy;
 
   constructor(private readonly s: FetchServices) {
     this.fetcher = s.fetcher;
@@ -69,6 +74,7 @@ class Fetch implements Processor<In, Out> {
     this.renderer = s.renderer;
     this.gate = new AddressGate(s.config.maxInFlightPerIp);
     this.turns = s.hostTurns ?? new HostTurns();
+    this.policy = new NetworkPolicy(s.config.allowNetworks);
   }
 
   init(ctx: ProcessorContext<Out>): void {
@@ -120,7 +126,8 @@ class Fetch implements Processor<In, Out> {
       ctx.metrics.gauge('address.busiest', this.gate.busiest);
       requestSent = true;
       if (request.kind === 'sitemap') {
-        const { outcome, summary, found, urls, kept, cut, feedIntervalMs } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now, this.config.maxBodyBytes);
+        const refused = (h: string) => (isIP(h) ? ((v) => (v.allowed ? undefined : v.reason))(this.policy.check(h)) : undefined);
+        const { outcome, summary, found, urls, skipped, kept, cut, feedIntervalMs } = await fetchSitemap(this.fetcher, request, abort.signal, ctx.now, this.config.maxBodyBytes, refused);
         this.observe(request, outcome);
         if (abort.signal.aborted) return; // abandoned: the task's new owner fetches it again
         requestEnded(outcome);
@@ -136,6 +143,10 @@ class Fetch implements Processor<In, Out> {
         if (feedIntervalMs !== undefined) ctx.metrics.count('feeds');
         // The listed URLs travel keyed by their host: the sitemap's own (the parser refused others), a feed's entries' own.
         for (const { host, batch } of found) ctx.forward('discovered-urls', host, batch);
+        for (const row of skipped) {
+          ctx.metrics.count(`sitemap-dropped.${row.reason}`, row.url_count);
+          ctx.forward('skipped', row.host, row);
+        }
         // The body is kept up to the page cap: an archive of the crawl holds what the sitemap said.
         const truncation = outcome.incomplete ? truncationReason(outcome.errorKind) : cut ? 'length' : '';
         const sent: Record<string, string> = {}; // as fetchSitemap sent them: a feed refetched is conditional

@@ -8,11 +8,12 @@
 // host's batches keyed by that host), dated by their publication, and the feed's publishing interval
 // (how often it gains an entry) says when a recrawl fetches it again.
 import type { HttpFetcher, FetchOutcome } from '../../fetching/http-fetcher.js';
-import type { DiscoveredEntry, DiscoveredUrl, FetchRequest } from '../../schemas/records.js';
+import type { DiscoveredEntry, DiscoveredUrl, FetchRequest, SkippedUrl } from '../../schemas/records.js';
 import { discoveredBatches, groupBy } from '../../contract/url-batch.js';
 import { SitemapParser, type SitemapSummary } from '../../sitemaps/sitemap-parser.js';
 import { hostKey } from '../../url/canonicalize.js';
 import { publishingInterval } from '../../recrawl/recrawl-policy.js';
+import { SitemapCuts, type AddressRefusal } from './sitemap-cuts.js';
 
 export const SITEMAP_MAX_BYTES = 50 * 1024 * 1024;
 
@@ -23,6 +24,8 @@ export interface SitemapFetch {
   found: { host: string; batch: DiscoveredUrl }[];
   /** URLs (and child sitemaps) in `found`. */
   urls: number;
+  /** The work the file dropped (entries not passed on, the rest after a limit), as `skipped` rows keyed by the sitemap's host. */
+  skipped: SkippedUrl[];
   /** The decoded body, its first `keepBytes` (for the record and an archive); the parser read it all. */
   kept: Buffer;
   /** `kept` is shorter than what was read. */
@@ -37,9 +40,12 @@ export interface SitemapFetch {
 /**
  * @param keepBytes how much of the body to keep: the page body cap, so that keeping a sitemap costs no
  *   more memory than a page fetch, while the parser still reads up to SITEMAP_MAX_BYTES
+ * @param refused why an entry's address (an IP literal) is forbidden by the crawl's network policy
  */
-export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, signal: AbortSignal, now: () => number, keepBytes: number): Promise<SitemapFetch> {
+export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, signal: AbortSignal, now: () => number, keepBytes: number,
+  refused: AddressRefusal = () => undefined): Promise<SitemapFetch> {
   const found: DiscoveredEntry[] = [];
+  const cuts = new SitemapCuts(refused);
   const parser = new SitemapParser({
     sitemapUrl: request.url,
     host: request.host,
@@ -50,6 +56,7 @@ export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, 
     depth: request.sitemap_depth,
     onUrl: (e) => found.push({ url: e.loc, anchor: '', priority_hint: e.priority ?? -1, changefreq: e.changefreq ?? '', lastmod: e.lastmod ?? 0, sitemap_depth: 0 }),
     onSitemap: (loc, lastmod) => found.push({ url: loc, anchor: '', priority_hint: -1, changefreq: '', lastmod: lastmod ?? 0, sitemap_depth: request.sitemap_depth + 1 }),
+    onIgnored: (loc, reason, detail) => cuts.ignored(loc, reason, detail),
   });
   const chunks: Buffer[] = [];
   let kept = 0;
@@ -73,12 +80,21 @@ export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, 
       }
       // A parser that stopped (a limit, not a sitemap) has read all it will: the rest is not needed.
       if (!parser.done) parser.write(chunk);
+      // Past a limit nothing more is read: the download ends here rather than running on to 50 MB for
+      // nothing (the row says what was left). A file that is no sitemap is still kept whole up to the
+      // page cap, for the record and an archive.
+      return parser.cutBy === undefined;
     },
   });
+  // Our own stop, which the fetcher calls a cut at a cap, is no failed request: the row's error says
+  // which limit (sitemapProblem), the body is cut by length (WARC-Truncated), and no error is counted.
+  const stoppedHere = parser.cutBy !== undefined && outcome.errorKind === 'body-too-large' && outcome.error.includes('the reader took no more');
+  if (stoppedHere) cut = true;
+  const read: FetchOutcome = stoppedHere ? { ...outcome, error: '', errorKind: '', incomplete: false } : outcome;
   // Only what a whole, successful answer listed counts: an error page is no sitemap.
   const summary = parser.end();
   const body = Buffer.concat(chunks, kept);
-  if (outcome.status < 200 || outcome.status >= 300) return { outcome, summary, found: [], urls: 0, kept: body, cut };
+  if (outcome.status < 200 || outcome.status >= 300) return { outcome: read, summary, found: [], urls: 0, skipped: [], kept: body, cut };
   const shared = { source_url: request.url, depth: request.depth + 1, via: 'sitemap' as const, redirect_hops: 0, discovered_at: now() };
   const feed = summary.kind === 'rss' || summary.kind === 'atom';
   const batches: { host: string; batch: DiscoveredUrl }[] = [];
@@ -86,7 +102,8 @@ export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, 
     for (const batch of discoveredBatches(shared, group)) batches.push({ host, batch });
   }
   const feedIntervalMs = feed && summary.complete ? publishingInterval(found.map((e) => e.lastmod), outcome.startedAt) ?? 0 : undefined;
-  return { outcome, summary, found: batches, urls: found.length, kept: body, cut, feedIntervalMs };
+  const skipped = cuts.rows(request, summary, outcome, shared.discovered_at);
+  return { outcome: read, summary, found: batches, urls: found.length, skipped, kept: body, cut, feedIntervalMs };
 }
 
 function hostOf(url: string, fallback: string): string {
@@ -104,7 +121,7 @@ function hostOf(url: string, fallback: string): string {
  */
 export function sitemapProblem(s: SitemapSummary): string {
   const what = s.kind === 'rss' || s.kind === 'atom' ? 'feed' : 'sitemap';
-  if (s.cutBy) return `${what === 'feed' ? 'feed' : 'sitemap'}-limit: stopped at ${s.cutBy} after ${s.urls} URLs (${s.bytes} bytes)`;
+  if (s.cutBy) return `${what}-limit: stopped at ${s.cutBy} after ${s.urls} URLs (${s.bytes} bytes); the rest was not read (a skipped row says how much)`;
   if (!s.complete && s.errors.length) {
     if (/root element <html>/i.test(s.errors.join('\n'))) return `sitemap-is-html: ${s.errors.find((e) => /<html>/i.test(e))}`;
     return `${what}-unreadable: ${s.errors[0]}`;
