@@ -18,14 +18,14 @@ describe('the crawl\'s summary', () => {
     const counters = {
       'fetch.requests': 12, 'fetch.status.2xx': 9, 'fetch.status.4xx': 1, 'fetch.errors.timeout': 2, 'fetch.errors.tls': 1, 'resolve.errors.dns': 3,
       'resolve.errors.network-refused': 2, 'schedule.dropped.robots-disallowed': 4, 'normalize.rejected.max-depth': 5, 'fetch.notices.sitemap-is-html': 37,
-      'fetch.robots-requests': 3,
+      'fetch.robots-requests': 3, 'fetch.dropped.sitemap-off-host': 3,
     };
     const o = crawlOutcome(counters);
     assert.equal(o.nothingAnswered, false);
     assert.deepEqual([...o.errors], [['dns', 3], ['timeout', 2], ['tls', 1]]);
-    assert.deepEqual([...o.skipped], [['max-depth', 5], ['robots-disallowed', 4], ['network-policy', 2]]);
+    assert.deepEqual([...o.skipped], [['max-depth', 5], ['robots-disallowed', 4], ['sitemap-off-host', 3], ['network-policy', 2]]);
     assert.equal(formatSummary(summary(counters, undefined, 12), 'dir'),
-      'crawled 12 pages (10 answered: 9 2xx, 1 4xx; 6 errors: 3 dns, 2 timeout, 1 tls; 11 skipped: 5 max-depth, 4 robots-disallowed, 2 network-policy; ' +
+      'crawled 12 pages (10 answered: 9 2xx, 1 4xx; 6 errors: 3 dns, 2 timeout, 1 tls; 14 skipped: 5 max-depth, 4 robots-disallowed, 3 sitemap-off-host, 2 network-policy; ' +
       '3 robots.txt requests; 0 duplicates; 37 warnings said once: 37 sitemap-is-html) in 2.0 s: 6.0 pages/s; data in dir');
   });
 

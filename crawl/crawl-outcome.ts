@@ -39,7 +39,8 @@ export function crawlOutcome(counters: Record<string, number>): CrawlOutcome {
   const refused = resolveErrors.get('network-refused') ?? 0;
   resolveErrors.delete('network-refused'); // no request left: a skip (network-policy), as the skipped table has it
   for (const [k, n] of resolveErrors) errors.set(k, (errors.get(k) ?? 0) + n);
-  const skipped = byPrefix(counters, 'schedule.dropped.', byPrefix(counters, 'normalize.rejected.'));
+  // fetch drops what a sitemap listed but may not be crawled (off-host, forbidden addresses, past its cap).
+  const skipped = byPrefix(counters, 'fetch.dropped.', byPrefix(counters, 'schedule.dropped.', byPrefix(counters, 'normalize.rejected.')));
   if (refused) skipped.set('network-policy', (skipped.get('network-policy') ?? 0) + refused);
   const sitemapAnswers = counters['fetch.responses.sitemap'] ?? 0;
   return {

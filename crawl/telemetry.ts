@@ -13,6 +13,7 @@ import { crawlStats } from './stats.js';
 const DROPPED = [
   { processor: 'normalize', prefix: 'rejected.' },
   { processor: 'schedule', prefix: 'dropped.' },
+  { processor: 'fetch', prefix: 'dropped.' },
 ] as const;
 
 /** What a scrape reads: the tasks of this process and their lag. Must return at once. */

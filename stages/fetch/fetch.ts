@@ -144,7 +144,8 @@ class Fetch implements Processor<In, Out> {
         // The listed URLs travel keyed by their host: the sitemap's own (the parser refused others), a feed's entries' own.
         for (const { host, batch } of found) ctx.forward('discovered-urls', host, batch);
         for (const row of skipped) {
-          ctx.metrics.count(`sitemap-dropped.${row.reason}`, row.url_count);
+          // Counted as normalize's and schedule's drops are: the summary line and urls_dropped_total.
+          ctx.metrics.count(`dropped.${row.reason}`, row.url_count);
           ctx.forward('skipped', row.host, row);
         }
         // The body is kept up to the page cap: an archive of the crawl holds what the sitemap said.

@@ -75,7 +75,8 @@ async function fetchSitemapRecord(path: string, overrides: Partial<import('../..
   };
   try {
     await d.pipe('scheduled', host, request);
-    return { host, discovered: d.readOutput('discovered-urls'), fetched: d.readOutput('fetched'), skipped: d.readOutput('skipped'), urls: d.counter('fetch', 'sitemap-urls') };
+    return { host, discovered: d.readOutput('discovered-urls'), fetched: d.readOutput('fetched'), skipped: d.readOutput('skipped'), urls: d.counter('fetch', 'sitemap-urls'),
+      dropped: (reason: string) => d.counter('fetch', `dropped.${reason}`) };
   } finally {
     await d.close();
     await fetcher.close();
@@ -137,7 +138,7 @@ describe('sitemap fetch', () => {
 
   it('should leave a skipped row, counted, for the entries it drops: off its host, on a forbidden address, unusable', async () => {
     // Only the sitemap's own address is open: 127.0.0.1 and ::1 stand for addresses a sitemap must not steer the crawler to.
-    const { host, discovered, skipped } = await fetchSitemapRecord('/mixed.xml', { allowNetworks: [`${server.host}/32`] });
+    const { host, discovered, skipped, dropped } = await fetchSitemapRecord('/mixed.xml', { allowNetworks: [`${server.host}/32`] });
     assert.deepEqual(discovered.flatMap((r) => discoveredEntries(r.value).map((e) => e.url)), [server.url('/ok/1'), server.url('/ok/2')]);
     const rows = new Map(skipped.map((r) => [r.value.reason, r]));
     assert.deepEqual([...rows.keys()].sort(), ['sitemap-forbidden-address', 'sitemap-invalid-entry', 'sitemap-off-host']);
@@ -149,6 +150,7 @@ describe('sitemap fetch', () => {
     assert.match(forbidden.value.detail, /127\.0\.0\.1 is in .*--allow-network/);
     assert.deepEqual([rows.get('sitemap-invalid-entry')!.value.url, rows.get('sitemap-invalid-entry')!.value.url_count], ['ftp://files.test/x', 1]);
     assert.ok(skipped.every((r) => r.value.depth === 1 && r.value.decided_at > 0));
+    assert.deepEqual(['sitemap-off-host', 'sitemap-forbidden-address', 'sitemap-invalid-entry'].map(dropped), [3, 2, 1], 'counted for the summary line');
   });
 
   it('should stop downloading a sitemap at its URL cap and leave a row saying what was not read', async () => {

@@ -61,6 +61,8 @@ export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, 
   const chunks: Buffer[] = [];
   let kept = 0;
   let cut = false;
+  /** The sink told the fetcher to read no more. */
+  let stopped = false;
   const headers: Record<string, string> = {};
   // A feed fetched again (a recrawl) asks whether it changed.
   if (request.if_none_match) headers['if-none-match'] = request.if_none_match;
@@ -83,12 +85,13 @@ export async function fetchSitemap(fetcher: HttpFetcher, request: FetchRequest, 
       // Past a limit nothing more is read: the download ends here rather than running on to 50 MB for
       // nothing (the row says what was left). A file that is no sitemap is still kept whole up to the
       // page cap, for the record and an archive.
-      return parser.cutBy === undefined;
+      stopped = parser.cutBy !== undefined;
+      return !stopped;
     },
   });
   // Our own stop, which the fetcher calls a cut at a cap, is no failed request: the row's error says
   // which limit (sitemapProblem), the body is cut by length (WARC-Truncated), and no error is counted.
-  const stoppedHere = parser.cutBy !== undefined && outcome.errorKind === 'body-too-large' && outcome.error.includes('the reader took no more');
+  const stoppedHere = stopped && outcome.errorKind === 'body-too-large';
   if (stoppedHere) cut = true;
   const read: FetchOutcome = stoppedHere ? { ...outcome, error: '', errorKind: '', incomplete: false } : outcome;
   // Only what a whole, successful answer listed counts: an error page is no sitemap.
