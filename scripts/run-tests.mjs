@@ -45,8 +45,8 @@ const files = order(
 
 if (listOnly) {
   for (const f of files) {
-    const needs = [...f.uses].map((s) => (f.holds.has(s) ? `${s} (alone)` : s)).join(', ');
-    console.log(`${f.tier.padEnd(7)} ${String(Math.round(f.seconds)).padStart(4)} s  ${f.path}${needs ? `  [${needs}]` : ''}`);
+    const needs = [...f.uses].map((s) => (f.holds.has(s) ? `${s} (held)` : s)).join(', ');
+    console.log(`${f.tier.padEnd(7)} ${String(Math.round(f.seconds)).padStart(4)} s  ${f.path}${f.alone ? "  (alone)" : ""}${needs ? `  [${needs}]` : ''}`);
   }
   process.exit(0);
 }
