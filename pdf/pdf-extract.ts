@@ -22,7 +22,7 @@ export interface ExtractLimits {
 
 export type ExtractEvent =
   | { type: 'meta'; title: string; pages: number; warning?: string }
-  | { type: 'page'; page: number; text: string; links: string[] }
+  | { type: 'page'; page: number; text: string; links: string[]; linksUnread?: boolean }
   | { type: 'page-error'; page: number; error: string };
 
 const MAX_TITLE_CHARS = 1000;
@@ -61,10 +61,12 @@ export async function extractPdf(bytes: Uint8Array, url: string, limits: Extract
         const page = await doc.getPage(n);
         const text = textBytes < limits.maxTextBytes ? await pageText(page) : '';
         textBytes += Buffer.byteLength(text);
-        const links = linkCount < limits.maxLinks ? await pageLinks(page, url) : [];
+        // Past the cap a page's links are not read at all: the pool only learns that some may be lost.
+        const linksUnread = linkCount >= limits.maxLinks;
+        const links = linksUnread ? [] : await pageLinks(page, url);
         linkCount += links.length;
         page.cleanup();
-        emit({ type: 'page', page: n, text, links });
+        emit({ type: 'page', page: n, text, links, linksUnread });
       } catch (err) {
         emit({ type: 'page-error', page: n, error: errorMessage(err) });
       }

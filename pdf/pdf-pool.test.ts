@@ -57,6 +57,14 @@ test('should read at most maxPages pages and report how many the document has', 
     assert.deepEqual(r.links, ['http://site.test/p1', 'http://site.test/p2', 'http://site.test/p3']);
   }));
 
+test('should keep at most maxLinks links and count what it did not keep, so that the cut leaves a row', () =>
+  withPool({ maxLinks: 2 }, async (pool) => {
+    const pages = Array.from({ length: 4 }, (_, i) => ({ lines: [`page ${i + 1}`], links: [`http://site.test/p${i + 1}`] }));
+    const r = await pool.extract(textPdf(pages), URL_);
+    assert.deepEqual(r.links, ['http://site.test/p1', 'http://site.test/p2']);
+    assert.equal(r.linksCut, 2, 'pages 3 and 4 had links that were not read');
+  }));
+
 test('should report an encrypted, a malformed, an empty and a non-PDF body as errors and keep working', () =>
   withPool({}, async (pool) => {
     assert.match((await pool.extract(encryptedPdf(), URL_)).error, /^encrypted: /);

@@ -21,6 +21,8 @@ export interface PdfExtract {
   text: string;
   /** Absolute http(s) URLs of the link annotations, in page order, without duplicates. */
   links: string[];
+  /** Links over maxLinks not kept: at least this many (a page read past the cap counts as one). */
+  linksCut: number;
   /** Pages the document declares (0 when it could not be opened). */
   pages: number;
   /** Pages read; fewer than `pages` when maxPages or a time or memory bound stopped the reading. */
@@ -210,7 +212,11 @@ export class PdfPool {
       job.textBytes += Buffer.byteLength(piece.text);
       r.textTruncated = piece.truncated;
     }
-    for (const link of event.links) if (job.links.size < this.opts.maxLinks) job.links.add(link);
+    for (const link of event.links) {
+      if (job.links.size < this.opts.maxLinks) job.links.add(link);
+      else if (!job.links.has(link)) r.linksCut++;
+    }
+    if (event.linksUnread) r.linksCut++;
   }
 
   private finish(slot: Slot, fatal: string): void {
@@ -254,5 +260,5 @@ export class PdfPool {
 }
 
 function emptyResult(): PdfExtract {
-  return { title: '', text: '', links: [], pages: 0, pagesRead: 0, textTruncated: false, error: '', elapsedMs: 0 };
+  return { title: '', text: '', links: [], linksCut: 0, pages: 0, pagesRead: 0, textTruncated: false, error: '', elapsedMs: 0 };
 }

@@ -38,7 +38,7 @@ export async function analyzeOther(r: FetchResult, maxBodyBytes: number, pdfPool
       ...EMPTY, kind: 'pdf', contentHash, error: pdf.error ? `pdf-${pdf.error}` : '', title: pdf.title, text: pdf.text,
       textLength: pdf.text.length, truncated: pdf.textTruncated || pdf.pagesRead < pdf.pages,
       simhash: pdf.text ? simhash64(pdf.text) : EMPTY.simhash,
-      links: pdf.links.map((url) => ({ url, anchor: '', nofollow: false })),
+      links: pdf.links.map((url) => ({ url, anchor: '', nofollow: false })), linksCut: pdf.linksCut,
     };
   }
   if (kind === 'text') {
