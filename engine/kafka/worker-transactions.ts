@@ -54,7 +54,7 @@ export const COUNTER_PREFIX = 'ctr!';
  */
 export const DEFAULT_COMMIT_INTERVAL_MS = 100;
 /**
- * Group offsets ride in a transaction at most this often (and in every transaction that releases a
+ * Group offsets ride in a transaction at most this often (and never in one that claims or releases a
  * task): each costs an AddOffsetsToTxn, a TxnOffsetCommit and a coordinator lookup per processor
  * group. A task's positions changelog, written in every transaction, is what it restores from; the
  * group offsets only let a consumer start near its task and let Kafka's tools show progress.
@@ -328,7 +328,12 @@ export class WorkerTransactions implements Committer {
         const results = await transaction.sendBatch({ topicMessages: chunk, compression: this.o.compression ?? CompressionTypes.None });
         recordEnds(chunk, results, ends);
       }
-      const offsetsDue = performance.now() - this.offsetsSentAt >= GROUP_OFFSETS_EVERY_MS || parts.some(([m]) => m.leaving);
+      // Never in a transaction that claims or releases a task: a TxnOffsetCommit waits on its group's
+      // coordinator, which is busy during the very rebalance that moves tasks, and while such a
+      // transaction is open the owners topic's last stable offset cannot pass it, so every new owner
+      // waiting to see a release committed waits too (and past its bound, fences a live worker).
+      const movesTasks = claims.length > 0 || parts.some(([m]) => m.leaving);
+      const offsetsDue = !movesTasks && performance.now() - this.offsetsSentAt >= GROUP_OFFSETS_EVERY_MS;
       if (offsetsDue) {
         for (const [consumerGroupId, topics] of offsets) {
           const list = [...topics].map(([topic, partitions]) => ({ topic, partitions: [...partitions].map(([partition, offset]) => ({ partition, offset })) }));
