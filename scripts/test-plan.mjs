@@ -9,7 +9,8 @@
 // `holds=S` runs a file while no other file using S runs (it stops or restarts S); once it waits,
 // no new user of S starts, so it is never starved. `alone` runs a file while no other file runs at
 // all: its assertions depend on timing that two cores shared with other crawls disturb (the Kafka
-// crawls' hand-overs and recrawl rates); such files run first, one after another.
+// crawls' hand-overs and recrawl rates); such files run first, one after another. `retry` runs a
+// file once more after a failure, said loudly: only for a known, open fault (named in the file).
 import { readFileSync } from 'node:fs';
 
 export const SERVICES = ['kafka', 'registry', 'clickhouse'];
@@ -36,6 +37,7 @@ export function planFile(relPath, absPath, times = {}) {
   const uses = new Set(given.length ? [] : relPath.includes('.integration.') ? SERVICES : []);
   const holds = new Set();
   const alone = words.includes('alone');
+  const retry = words.includes('retry');
   let hint;
   for (const w of words) {
     const [key, value] = w.split('=');
@@ -46,10 +48,10 @@ export function planFile(relPath, absPath, times = {}) {
         if (key === 'holds') holds.add(s);
       }
     } else if (/^~\d+s$/.test(w)) hint = Number(w.slice(1, -1));
-    else if (w !== 'alone' && !TIERS.includes(w)) throw new Error(`${relPath}: unknown test-plan word "${w}"`);
+    else if (w !== 'alone' && w !== 'retry' && !TIERS.includes(w)) throw new Error(`${relPath}: unknown test-plan word "${w}"`);
   }
   const seconds = times[relPath] ?? hint ?? DEFAULT_SECONDS[tier];
-  return { path: relPath, tier, uses, holds, alone, seconds };
+  return { path: relPath, tier, uses, holds, alone, retry, seconds };
 }
 
 /**
