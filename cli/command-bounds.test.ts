@@ -41,6 +41,7 @@ const cases: Case[] = [
   ...crawlLevel.filter((f) => f !== 'max-pages').map((flag): Case => ({ command: 'seed', flag, bounds: crawlLevelBounds[flag],
     argv: (v) => ['--schema-registry', 'http://127.0.0.1:9', `--${flag}=${v}`, 'http://127.0.0.1:9/'] })),
   { command: 'worker', flag: 'session-timeout-ms', bounds: LIMITS.sessionTimeoutMs, argv: (v, dir) => ['--data-dir', dir, `--session-timeout-ms=${v}`] },
+  { command: 'worker', flag: 'stop-grace', bounds: LIMITS.stopGraceMs, argv: (v, dir) => ['--data-dir', dir, `--stop-grace=${v}`] },
   { command: 'topics', flag: 'partitions', bounds: LIMITS.kafkaPartitions, argv: (v) => ['create', `--partitions=${v}`] },
   { command: 'scale', flag: 'partitions', bounds: LIMITS.embeddedPartitions, argv: (v, dir) => ['--data-dir', dir, `--partitions=${v}`] },
   { command: 'scale', flag: 'timeout', bounds: LIMITS.waitTimeoutMs, argv: (v, dir) => ['--data-dir', dir, '--partitions', '2', `--timeout=${v}`] },
