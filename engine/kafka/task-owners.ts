@@ -20,8 +20,9 @@
 //
 // A hand-over may take a while: the old owner lets its requests on the wire be answered (up to the
 // fetch timeout) before it commits and releases. Meanwhile it says so every second (a notice, under
-// its own key so that compaction never hides a claim behind it), and the new owner waits up to the
-// bound the notices carry: it fences only an owner that never said so (gone) or ran past its bound.
+// its own key so that compaction never hides a claim behind it), and the new owner waits as long as
+// the notices keep coming, up to the bound they carry: it fences only an owner that went silent
+// (gone, or done with a release it cannot see yet) or ran past its bound.
 // A fence would throw away every finished request of the old owner's last commit interval, and its
 // next owner would send them again.
 import { randomUUID } from 'node:crypto';
@@ -244,12 +245,11 @@ export class TaskOwners {
       if (now && now.owner !== last.owner) return false; // someone else claimed it meanwhile: fence both
       const notice = this.notices.get(task);
       const live = notice && notice.owner === last.owner && notice.offset > last.offset ? notice : undefined;
-      // Never told of a hand-over within the grace: gone (or never told of the move). Told: it has
-      // until its own bound, whether or not later notices arrive in time (a loaded worker's notices
-      // were seen to lag by seconds, and fencing it threw away its last finished fetches).
-      const deadline = live ? Math.max(started + this.o.graceMs, live.until + RELEASE_MARGIN_MS) : started + this.o.graceMs;
+      // Silent for the grace: gone, or done and its release not seen (a stall of the bound's length,
+      // up to the fetch timeout, stopped whole crawls); past its own bound: stuck.
+      const deadline = live ? Math.min(Math.max(started, live.seenAt) + this.o.graceMs, live.until + RELEASE_MARGIN_MS) : started + this.o.graceMs;
       if (performance.now() >= deadline) {
-        if (live) this.o.log.warn(`${task}: ${last.owner} was handing it over but ran past its bound`);
+        if (live) this.o.log.warn(`${task}: ${last.owner} was handing it over but ${performance.now() >= live.until + RELEASE_MARGIN_MS ? 'ran past its bound' : `went silent for ${this.o.graceMs} ms`}`);
         return false;
       }
       if (live && !told && performance.now() - started > 2_000) {
