@@ -20,9 +20,9 @@
 //
 // A hand-over may take a while: the old owner lets its requests on the wire be answered (up to the
 // fetch timeout) before it commits and releases. Meanwhile it says so every second (a notice, under
-// its own key so that compaction never hides a claim behind it), and the new owner waits as long as
-// the notices keep coming, up to the bound they carry: it fences only an owner that went silent
-// (gone, or done with a release it cannot see yet) or ran past its bound.
+// its own key so that compaction never hides a claim behind it), and the new owner waits up to the
+// bound the notices carry, at most three graces: it fences only an owner that never said so (gone)
+// or did not release in that time.
 // A fence would throw away every finished request of the old owner's last commit interval, and its
 // next owner would send them again.
 import { randomUUID } from 'node:crypto';
@@ -57,6 +57,8 @@ const SYNC_KEY = '~sync';
 const NOTICE_SUFFIX = '~handing-over';
 /** How often an owner handing a task over says it is still at it. */
 const NOTICE_EVERY_MS = 1_000;
+/** How many graces a new owner waits at most for an owner that said it is handing the task over. */
+const HANDOVER_WAITS = 3;
 /** Past a notice's bound, what the old owner's last commit and release may still take. */
 const RELEASE_MARGIN_MS = 10_000;
 
@@ -245,11 +247,12 @@ export class TaskOwners {
       if (now && now.owner !== last.owner) return false; // someone else claimed it meanwhile: fence both
       const notice = this.notices.get(task);
       const live = notice && notice.owner === last.owner && notice.offset > last.offset ? notice : undefined;
-      // Silent for the grace: gone, or done and its release not seen (a stall of the bound's length,
-      // up to the fetch timeout, stopped whole crawls); past its own bound: stuck.
-      const deadline = live ? Math.min(Math.max(started, live.seenAt) + this.o.graceMs, live.until + RELEASE_MARGIN_MS) : started + this.o.graceMs;
+      // Told of a hand-over: up to its bound, but never more than HANDOVER_WAITS graces (a release
+      // not seen yet made a new owner wait the whole bound, up to the fetch timeout, and stopped a
+      // short crawl; fencing after one grace of silence made live workers redo their last interval).
+      const deadline = live ? Math.min(live.until + RELEASE_MARGIN_MS, started + HANDOVER_WAITS * this.o.graceMs) : started + this.o.graceMs;
       if (performance.now() >= deadline) {
-        if (live) this.o.log.warn(`${task}: ${last.owner} was handing it over but ${performance.now() >= live.until + RELEASE_MARGIN_MS ? 'ran past its bound' : `went silent for ${this.o.graceMs} ms`}`);
+        if (live) this.o.log.warn(`${task}: ${last.owner} was handing it over but did not release it within ${Math.round((performance.now() - started) / 1000)} s`);
         return false;
       }
       if (live && !told && performance.now() - started > 2_000) {
