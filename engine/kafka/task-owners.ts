@@ -66,8 +66,7 @@ const RELEASE_MARGIN_MS = 10_000;
 interface Notice {
   offset: number;
   owner: string;
-  /** When it was read (performance.now), and the latest time the old owner said it would be done by. */
-  seenAt: number;
+  /** The latest time (performance.now) the old owner said it would be done by, counted from when it was read. */
   until: number;
 }
 /** How many records per task are kept: enough to see every claim made since a take-over began. */
@@ -185,7 +184,7 @@ export class TaskOwners {
     if (key.endsWith(NOTICE_SUFFIX)) {
       const seenAt = performance.now();
       const bound = typeof parsed.boundMs === 'number' ? parsed.boundMs : 0;
-      this.notices.set(key.slice(0, -NOTICE_SUFFIX.length), { offset, owner: parsed.owner, seenAt, until: seenAt + bound });
+      this.notices.set(key.slice(0, -NOTICE_SUFFIX.length), { offset, owner: parsed.owner, until: seenAt + bound });
       return;
     }
     const list = this.history.get(key) ?? [];
