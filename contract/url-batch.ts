@@ -38,12 +38,21 @@ function scored(r: { score?: number }): { score?: number } {
 
 /** Records holding `entries` (all of one host key) in order, each within the bounds. */
 export function discoveredBatches(shared: DiscoveredShared, entries: readonly DiscoveredEntry[]): DiscoveredUrl[] {
-  return chunks(entries, (e) => e.url.length + e.anchor.length + e.changefreq.length).map(([first, ...more]) => ({ ...shared, ...first, more }));
+  return chunks(entries, (e) => e.url.length + e.anchor.length + e.changefreq.length).map((c) => batchOf(shared, c));
 }
 
 /** Records holding canonical `entries` (all of `shared.host`) in order, each within the bounds. */
 export function canonicalBatches(shared: CanonicalShared, entries: readonly CanonicalEntry[]): CanonicalUrl[] {
-  return chunks(entries, (e) => e.url.length + e.changefreq.length).map(([first, ...more]) => ({ ...shared, ...first, more }));
+  return chunks(entries, (e) => e.url.length + e.changefreq.length).map((c) => batchOf(shared, c));
+}
+
+/**
+ * One record of a chunk: its first entry's fields over the shared ones, the rest as `more`. Written
+ * out rather than as `([first, ...more]) => ({ ...shared, ...first, more })`: the rest pattern runs
+ * the array iterator, and this runs for every host a page links to.
+ */
+function batchOf<S extends object, E extends object>(shared: S, chunk: readonly E[]): S & E & { more: E[] } {
+  return Object.assign({}, shared, chunk[0], { more: chunk.slice(1) });
 }
 
 /** Seed URLs as discovered-urls records batched by host key; seeds that are not URLs are listed in `invalid`. */
