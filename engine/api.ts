@@ -106,6 +106,12 @@ export interface ProcessorDefinition<Ins extends readonly AnyTopic[], Outs exten
    */
   readonly concurrency?: { maxInFlight: number; perKeyOrder: boolean };
   readonly punctuateEveryMs?: number;
+  /**
+   * Fields of an input topic the processor never reads: they are skipped, not decoded, and absent
+   * from its records. For large fields a stage has no use for (a fetch's headers, a page's text and
+   * links): decoding them only to drop them costs the event loop and the garbage collector.
+   */
+  readonly skips?: { readonly [T in Ins[number] as T['name']]?: readonly (keyof TopicValues<[T]>[T['name']] & string)[] };
   /** What can happen to a record on a crash, in plain words (shown by `describe`). */
   readonly delivery: string;
   /** One instance per task, from the services the application gives the runtime. */

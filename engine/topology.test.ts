@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineProcessor, defineStore, defineTopic, jsonValues, stringKey, TopologyBuilder } from './api.js';
 import { count, lines, split, wordCountTopology, words } from './examples/word-count.js';
+import { TopologyTestDriver } from './test-driver/topology-test-driver.js';
 
 const shared = defineStore({ name: 'shared', description: '', keys: stringKey, values: jsonValues<number>() });
 const proc = (name: string, stores = [shared], concurrency?: { maxInFlight: number; perKeyOrder: boolean }) =>
@@ -44,5 +45,20 @@ describe('topology builder', () => {
     assert.deepEqual(node.outputs, ['dead-letters'], 'words is discarded, dead letters stay');
     assert.ok(node.discarded.has('words'));
     assert.throws(() => new TopologyBuilder().topic(lines).topic(words).processor(split, { discard: ['nothing'] }), /no output nothing/);
+  });
+
+  it('should leave the fields a processor skips undecoded, and refuse a skip of a field its input does not have', async () => {
+    const seen: unknown[] = [];
+    const reader = defineProcessor({
+      name: 'reader', description: '', delivery: '', inputs: [lines], outputs: [], stores: [], skips: { lines: ['text'] },
+      create: () => ({ process(r: { value: unknown }) { seen.push(r.value); } }),
+    });
+    const d = await TopologyTestDriver.create({ topology: new TopologyBuilder().topic(lines).processor(reader).build(), services: {} });
+    await d.pipe('lines', 'doc-1', { doc: 'doc-1', text: 'a long text the reader never looks at' });
+    assert.deepEqual(seen.map((v) => ({ ...(v as object) })), [{ doc: 'doc-1' }], 'the skipped field is not decoded');
+    const typo = { ...reader, name: 'typo', skips: { lines: ['txt'] } } as never;
+    assert.throws(() => new TopologyBuilder().topic(lines).processor(typo), /typo skips field txt, which lines does not have/);
+    const elsewhere = { ...reader, name: 'elsewhere', skips: { words: ['word'] } } as never;
+    assert.throws(() => new TopologyBuilder().topic(lines).processor(elsewhere), /elsewhere skips fields of words, which it does not read/);
   });
 });

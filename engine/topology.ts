@@ -66,6 +66,12 @@ export class TopologyBuilder<S = object, Topics = { [DEAD_LETTERS]: typeof deadL
       }
       physical.set(t.name, name);
     }
+    for (const [topic, fields] of Object.entries(def.skips ?? {}) as [string, readonly string[]][]) {
+      const input = def.inputs.find((t) => t.name === topic);
+      if (!input) throw new Error(`processor ${def.name} skips fields of ${topic}, which it does not read`);
+      const names = new Set(((input.schema as { fields?: { name: string }[] }).fields ?? []).map((f) => f.name));
+      for (const f of fields) if (!names.has(f)) throw new Error(`processor ${def.name} skips field ${f}, which ${topic} does not have`);
+    }
     const outputs = [...def.outputs.filter((o) => !discarded.has(o.name)), deadLettersTopic].map((t) => physical.get(t.name)!);
     this.nodes.push({ name: def.name, definition: def, inputs: def.inputs.map((t) => physical.get(t.name)!), outputs, physical, discarded });
     return this;

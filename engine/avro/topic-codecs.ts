@@ -26,6 +26,9 @@ interface TopicCodec {
   readerId: number;
   reader: avro.Type;
   resolvers: Map<number, avro.Type | Resolver>;
+  schema: avro.Schema;
+  /** Readers without some fields (a processor's `skips`), by the list given, with their resolvers. */
+  projections: Map<readonly string[], { reader: avro.Type; resolvers: Map<number, Resolver> }>;
 }
 
 export class TopicCodecs {
@@ -40,7 +43,7 @@ export class TopicCodecs {
     const id = await this.registry.register(`${subjectTopic}-value`, schema);
     const reader = forSchemaBounded(schema);
     this.writers.set(id, reader);
-    this.topics.set(topic, { readerId: id, reader, resolvers: new Map([[id, reader]]) });
+    this.topics.set(topic, { readerId: id, reader, resolvers: new Map([[id, reader]]), schema, projections: new Map() });
   }
 
   encode(topic: string, value: unknown): Buffer {
@@ -71,9 +74,10 @@ export class TopicCodecs {
    * @throws WireFormatError (not a Confluent-framed record), UnknownSchemaIdError (load the id and retry),
    *   RecordDecodingError (the body does not decode under its schema, whatever the bytes).
    */
-  decode<V>(topic: string, bytes: Buffer): V {
+  decode<V>(topic: string, bytes: Buffer, skip?: readonly string[]): V {
     const codec = this.codec(topic);
     const id = schemaIdOf(bytes);
+    if (skip?.length) return this.decodeWithout(codec, topic, id, bytes, skip);
     let resolver = codec.resolvers.get(id);
     if (!resolver) {
       const writer = this.writers.get(id);
@@ -84,6 +88,32 @@ export class TopicCodecs {
     try {
       if (resolver === codec.reader) return codec.reader.fromBuffer(bodyOf(bytes)) as V;
       return codec.reader.fromBuffer(bodyOf(bytes), resolver as Resolver) as V;
+    } catch (err) {
+      throw new RecordDecodingError(`cannot decode a record of topic ${topic} (schema id ${id}, ${bytes.length} bytes) ` +
+        `as ${codec.reader.name}: ${(err as Error)?.message ?? err}`);
+    }
+  }
+
+  /**
+   * Decodes under a reader without the `skip` fields: avsc's resolver steps over them (a string or
+   * a map is passed by its lengths, nothing is allocated for it). `skip` is a processor's own list,
+   * the same array every time, so its reader is built once.
+   */
+  private decodeWithout<V>(codec: TopicCodec, topic: string, id: number, bytes: Buffer, skip: readonly string[]): V {
+    let projection = codec.projections.get(skip);
+    if (!projection) {
+      const schema = codec.schema as { fields: { name: string }[] };
+      const reader = forSchemaBounded({ ...schema, fields: schema.fields.filter((f) => !skip.includes(f.name)) } as avro.Schema);
+      codec.projections.set(skip, (projection = { reader, resolvers: new Map() }));
+    }
+    let resolver = projection.resolvers.get(id);
+    if (!resolver) {
+      const writer = this.writers.get(id);
+      if (!writer) throw new UnknownSchemaIdError(id);
+      projection.resolvers.set(id, (resolver = projection.reader.createResolver(writer)));
+    }
+    try {
+      return projection.reader.fromBuffer(bodyOf(bytes), resolver) as V;
     } catch (err) {
       throw new RecordDecodingError(`cannot decode a record of topic ${topic} (schema id ${id}, ${bytes.length} bytes) ` +
         `as ${codec.reader.name}: ${(err as Error)?.message ?? err}`);

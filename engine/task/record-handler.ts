@@ -24,6 +24,8 @@ export interface RecordHandlerParts {
   clock: () => number;
   /** Physical input topic → the name the processor declared. */
   declared: ReadonlyMap<string, string>;
+  /** Physical input topic → the fields the processor never reads (not decoded). */
+  skips?: ReadonlyMap<string, readonly string[]>;
   /** The record ended: processed (`failure` undefined), or failed and undone, with the reason. */
   ended(record: RawRecord, failure: string | undefined, sink: OutputRecord[]): void;
 }
@@ -41,7 +43,7 @@ export class RecordHandler {
     const { p } = this;
     let value: unknown;
     try {
-      value = p.codecs.decode(record.topic, record.value);
+      value = p.codecs.decode(record.topic, record.value, p.skips?.get(record.topic));
     } catch (err) {
       if (err instanceof UnknownSchemaIdError && !schemaLoaded) {
         return p.codecs.loadSchemaId(err.schemaId).then(
@@ -82,4 +84,11 @@ export class RecordHandler {
     const topic = p.node.physical.get(DEAD_LETTERS)!;
     sink.push({ topic, key: record.key, value: p.codecs.encode(topic, letter), timestamp: letter.failed_at });
   }
+}
+
+/** A processor's `skips` by physical input topic, for RecordHandlerParts.skips. */
+export function skipsOf(node: Pick<ProcessorNode<any>, 'definition' | 'physical'>): ReadonlyMap<string, readonly string[]> | undefined {
+  const skips = node.definition.skips as Readonly<Record<string, readonly string[]>> | undefined;
+  if (!skips) return undefined;
+  return new Map(Object.entries(skips).map(([topic, fields]) => [node.physical.get(topic) ?? topic, fields]));
 }

@@ -12,7 +12,7 @@ import { TaskLifecycle } from './task-lifecycle.js';
 import { TaskMetrics } from './task-metrics.js';
 import { Mutex } from './mutex.js';
 import { Fifo } from '../fifo.js';
-import { RecordHandler } from './record-handler.js';
+import { RecordHandler, skipsOf } from './record-handler.js';
 import { taskContext } from './task-context.js';
 import type { OutputRecord, RawRecord, TaskCommit, TaskOptions } from './task-records.js';
 
@@ -84,7 +84,7 @@ export class StreamTask<S = unknown> {
     this.sharedContext = this.contextFor(() => this.ready);
     this.handler = new RecordHandler({
       id: this.id, node: this.node, processor: this.processor, codecs: options.codecs, stores: this.storeList, metrics: this.metrics,
-      log: options.log, clock: options.clock, declared: this.declared,
+      log: options.log, clock: options.clock, declared: this.declared, skips: skipsOf(options.node),
       ended: (record, failure, sink) => this.recordEnded(record, failure, sink),
     });
   }

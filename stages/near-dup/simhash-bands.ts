@@ -37,6 +37,8 @@ export const simhashBandsProcessor = defineProcessor({
   inputs,
   outputs,
   stores: [],
+  // The bands need the simhash alone: a page's text and links are not decoded here.
+  skips: { parsed: ['text', 'links'] },
   delivery: 'Stateless: band records of a page are written once per parsed record.',
   create: () => new SimhashBands(),
 });

@@ -381,6 +381,8 @@ export const scheduleProcessor = defineProcessor({
   outputs,
   stores: [hostsStore, urlsStore, readyQueueStore, waitingQueueStore, robotsStore],
   punctuateEveryMs: 10,
+  // A fetch's headers and the like are stored by the sink; the scheduler would only decode them to drop them.
+  skips: { fetched: ['headers', 'request_headers', 'response_headers', 'redirect_chain', 'subrequests', 'rendered_body'] },
   delivery: 'Exactly once: leases, host timers and queue changes commit together with the input position. A URL redone or given back after a crash is reported once; a second report is ignored; a lease that stops reporting is released again once.',
   create: (s: ScheduleServices) => new Schedule(s),
 });
