@@ -58,7 +58,7 @@ export interface ProcessorContext<Out> {
    */
   readonly logId: string;
   readonly metrics: Metrics;
-  readonly log: Logger;
+  readonly logger: Logger;
   /** Runtime clock in epoch milliseconds (a manual clock under the test driver). */
   now(): number;
   /**

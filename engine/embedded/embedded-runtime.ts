@@ -32,7 +32,7 @@ export interface EmbeddedOptions<S> {
   processors?: readonly string[];
   /** What the topology's processors are created from (clients, pools, configuration). */
   services: S;
-  log: Logger;
+  logger: Logger;
   clock?: () => number;
   /** Consumer identity of a processor; replays use their own so a live crawl is not disturbed. */
   groupOf?: (processor: string) => string;
@@ -94,7 +94,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
     const db = await openStateDb(join(options.dataDir, 'state'));
     let runtime: EmbeddedRuntime<S> | undefined;
     try {
-      const logId = await settleIdentity(db, options.dataDir, found, options.log);
+      const logId = await settleIdentity(db, options.dataDir, found, options.logger);
       const stored = await readJson<number>(db, metaKey('partitions'));
       const partitions = stored ?? options.partitions ?? DEFAULT_PARTITIONS;
       if (stored !== undefined && options.partitions !== undefined && options.partitions !== stored) {
@@ -134,7 +134,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   /** Initializes every task (restoring in-memory indexes from stores) and starts processing. */
   async start(): Promise<void> {
     await Promise.all(this.tasks.map((t) => this.restore(t)));
-    this.damage.report(this.options.log);
+    this.damage.report(this.options.logger);
     const byInterval = new Map<number, StreamTask<S>[]>();
     for (const t of this.tasks) {
       const every = t.node.definition.punctuateEveryMs;
@@ -299,7 +299,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
           codecs: this.codecs,
           logId: this.logId,
           clock: this.clock,
-          log: this.options.log,
+          logger: this.options.logger,
           // Records of other partitions' keys lie in a partition only once partitions were added.
           owns: owns ? (r) => owns(r, p, this.partitions) : scaled ? (r) => partitionFor(r.key, this.partitions) === p : undefined,
           onActivity: () => {
@@ -380,7 +380,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   fail(err: Error): void {
     if (!this.fatal) {
       this.fatal = err;
-      this.options.log.warn(`fatal: ${err.message}`);
+      this.options.logger.warn(`fatal: ${err.message}`);
       this.onFatal();
     }
     this.commits.rejectPending(this.fatal);

@@ -20,7 +20,7 @@ export interface RecordHandlerParts {
   codecs: TopicCodecs;
   stores: readonly LevelStore<unknown, unknown>[];
   metrics: TaskMetrics;
-  log: Logger;
+  logger: Logger;
   clock: () => number;
   /** Physical input topic → the name the processor declared. */
   declared: ReadonlyMap<string, string>;
@@ -77,7 +77,7 @@ export class RecordHandler {
   deadLetter(record: RawRecord, reason: string, sink: OutputRecord[]): void {
     const { p } = this;
     p.metrics.count('dead-letters');
-    p.log.warn(`${p.id}: ${record.topic}/${record.partition}@${record.offset} sent to ${DEAD_LETTERS}: ${reason.split('\n')[0]}`);
+    p.logger.warn(`${p.id}: ${record.topic}/${record.partition}@${record.offset} sent to ${DEAD_LETTERS}: ${reason.split('\n')[0]}`);
     const letter = deadLetterFor(record, p.node.name, reason, p.clock());
     const topic = p.node.physical.get(DEAD_LETTERS)!;
     sink.push({ topic, key: record.key, value: p.codecs.encode(topic, letter), timestamp: letter.failed_at });

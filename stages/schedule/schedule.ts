@@ -114,7 +114,7 @@ export class Schedule implements Processor<In, Out> {
       // A record that cannot be handled must never leave its host waiting on a report that will not
       // come back (a dead-lettered completion once stalled a host for good): say so, count the URL reported.
       ctx.metrics.count(`errors.${record.topic}`);
-      ctx.log.warn(`schedule: ${record.topic} record for ${record.value.url} failed: ${(err as Error).message}`);
+      ctx.logger.warn(`schedule: ${record.topic} record for ${record.value.url} failed: ${(err as Error).message}`);
       if (record.topic !== 'deduped') this.reportWithoutOutcome(record.value, ctx.now());
     }
   }
@@ -186,7 +186,7 @@ export class Schedule implements Processor<In, Out> {
       // The Crawl-delay just read already applies to the next request.
       this.politeness.freed(h, report.lease, r, now);
       if (outcome.outcome === 'crawl-delay-too-long') {
-        this.ctx.log.warn(`${h.host}: robots.txt asks a ${this.robots.refusalDetail(h.robots, outcome.outcome)} (--max-crawl-delay): the host is skipped until robots.txt is read again`);
+        this.ctx.logger.warn(`${h.host}: robots.txt asks a ${this.robots.refusalDetail(h.robots, outcome.outcome)} (--max-crawl-delay): the host is skipped until robots.txt is read again`);
       }
       if (h.robots.status === 'rules' || h.robots.status === 'allow-all') queueSitemaps(this, h, outcome.sitemaps, now);
     } else {
