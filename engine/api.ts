@@ -13,7 +13,7 @@ import type { KeyValueStore, StoreSpec } from './stores/key-value-store.js';
 export type { KeyValueStore, StoreSpec, KeyCodec, ValueCodec } from './stores/key-value-store.js';
 export { defineStore } from './stores/key-value-store.js';
 export { stringKey, avroValues, jsonValues, emptyValue } from './stores/codecs.js';
-export { TopologyBuilder, describeTopology, type Topology, type ProcessorNode } from './topology.js';
+export { TopologyBuilder, describeTopology, isSink, type Topology, type ProcessorNode } from './topology.js';
 export { defineTopic, type TopicSpec, type AnyTopic, type TopicValues } from './topic.js';
 import type { AnyTopic, TopicValues } from './topic.js';
 
@@ -96,6 +96,12 @@ export interface Processor<In, Out> {
 export interface ProcessorDefinition<Ins extends readonly AnyTopic[], Outs extends readonly AnyTopic[], S> {
   readonly name: string;
   readonly description: string;
+  /**
+   * 'sink': the processor ends the dataflow (writes to a database or files, forwards nothing) and
+   * declares no outputs; a stop lets sinks read to the end of what the others committed. Absent:
+   * 'transform', which must declare at least one output. The topology refuses either mismatch.
+   */
+  readonly kind?: ProcessorKind;
   readonly inputs: Ins;
   readonly outputs: Outs;
   readonly stores: readonly StoreSpec<any, any>[];
@@ -111,6 +117,8 @@ export interface ProcessorDefinition<Ins extends readonly AnyTopic[], Outs exten
   /** One instance per task, from the services the application gives the runtime. */
   readonly create: (services: S) => Processor<TopicValues<Ins>, TopicValues<Outs>>;
 }
+
+export type ProcessorKind = 'transform' | 'sink';
 
 export type AnyProcessorDefinition<S = any> = ProcessorDefinition<readonly AnyTopic[], readonly AnyTopic[], S>;
 

@@ -5,7 +5,7 @@ import { count, lines, split, wordCountTopology, words } from './examples/word-c
 
 const shared = defineStore({ name: 'shared', description: '', keys: stringKey, values: jsonValues<number>() });
 const proc = (name: string, stores = [shared], concurrency?: { maxInFlight: number; perKeyOrder: boolean }) =>
-  defineProcessor({ name, description: '', delivery: '', inputs: [lines], outputs: [], stores, concurrency, create: () => ({ process() {} }) });
+  defineProcessor({ name, description: '', delivery: '', kind: 'sink', inputs: [lines], outputs: [], stores, concurrency, create: () => ({ process() {} }) });
 
 describe('topology builder', () => {
   it('should refuse two processors sharing a store', () => {
@@ -21,6 +21,17 @@ describe('topology builder', () => {
   it('should refuse a processor built against another schema of a topic than the topology declares', () => {
     const other = defineTopic<{ word: string }>()({ ...words, schema: { type: 'record', name: 'Other', fields: [{ name: 'word', type: 'string' }] } });
     assert.throws(() => new TopologyBuilder().topic(lines).topic(other).processor(split), /expects words with another schema/);
+  });
+
+  it('should refuse a sink that declares outputs, and a transform without any, naming the processor', () => {
+    const base = { description: '', delivery: '', inputs: [lines], stores: [], create: () => ({ process() {} }) };
+    const sinkWithOutputs = defineProcessor({ ...base, name: 'writer', kind: 'sink', outputs: [words] });
+    assert.throws(() => new TopologyBuilder().topic(lines).topic(words).processor(sinkWithOutputs), /processor writer is declared a sink but has outputs \(words\)/);
+    const silent = defineProcessor({ ...base, name: 'silent', outputs: [] });
+    assert.throws(() => new TopologyBuilder().topic(lines).processor(silent), /processor silent has no outputs: declare it kind: 'sink'/);
+    const odd = defineProcessor({ ...base, name: 'odd', kind: 'source' as never, outputs: [words] });
+    assert.throws(() => new TopologyBuilder().topic(lines).topic(words).processor(odd), /kind "source" is neither/);
+    assert.doesNotThrow(() => new TopologyBuilder().topic(lines).processor(defineProcessor({ ...base, name: 'ok', kind: 'sink', outputs: [] })));
   });
 
   it('should refuse a concurrent processor that owns a store', () => {

@@ -46,6 +46,13 @@ export class TopologyBuilder<S = object, Topics = { [DEAD_LETTERS]: typeof deadL
   processor(def: AnyProcessorDefinition<S>, placement: Placement = {}): this {
     if (this.nodes.some((p) => p.name === def.name)) throw new Error(`processor ${def.name} declared twice`);
     if (def.inputs.length === 0) throw new Error(`processor ${def.name} reads no topic`);
+    if (def.kind !== undefined && def.kind !== 'sink' && def.kind !== 'transform') throw new Error(`processor ${def.name}: kind ${JSON.stringify(def.kind)} is neither 'transform' nor 'sink'`);
+    if (def.kind === 'sink' && def.outputs.length) {
+      throw new Error(`processor ${def.name} is declared a sink but has outputs (${def.outputs.map((o) => o.name).join(', ')}): a sink forwards nothing`);
+    }
+    if (def.kind !== 'sink' && def.outputs.length === 0) {
+      throw new Error(`processor ${def.name} has no outputs: declare it kind: 'sink' if it ends the dataflow (writes a database or files), or give it outputs`);
+    }
     if (def.concurrency && def.stores.length) {
       // Concurrent records would interleave their store writes; a commit could then hold state
       // that belongs to a record still in progress.
@@ -82,6 +89,11 @@ export class TopologyBuilder<S = object, Topics = { [DEAD_LETTERS]: typeof deadL
     }
     return { topics: new Map(this.topics), processors: [...this.nodes] };
   }
+}
+
+/** A processor that ends the dataflow (declared `kind: 'sink'`): it forwards nothing. */
+export function isSink(node: ProcessorNode): boolean {
+  return node.definition.kind === 'sink';
 }
 
 /** The processors a worker runs: all, or a chosen subset (`--processors a,b`), in topology order. */

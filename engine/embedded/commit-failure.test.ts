@@ -29,7 +29,7 @@ const jobs = defineTopic<Job>()({
 });
 interface Gate { started: (name: string) => void }
 const work = defineProcessor({
-  name: 'work', description: 'runs jobs', inputs: [jobs], outputs: [], stores: [], delivery: 'at least once',
+  name: 'work', description: 'runs jobs', kind: 'sink', inputs: [jobs], outputs: [], stores: [], delivery: 'at least once',
   concurrency: { maxInFlight: 10, perKeyOrder: false },
   create: (gate: Gate) => ({
     process: (r) => {

@@ -13,7 +13,7 @@ import { LevelStore } from '../stores/level-store.js';
 import { LocalSchemaRegistry } from '../avro/local-schema-registry.js';
 import { TopicCodecs } from '../avro/topic-codecs.js';
 import { bucketsOfPartition, partitionFor } from '../partitioning.js';
-import type { Topology } from '../topology.js';
+import { isSink, type Topology } from '../topology.js';
 import { StreamTask, type CommitReport, type RawRecord } from '../task/stream-task.js';
 import type { TaskLag } from '../task/task-metrics.js';
 import { catchUp, DEFAULT_STOP_GRACE_MS, leaveUnfinished, stopClock, taskLag, type StopReport, type Unfinished } from './catch-up.js';
@@ -209,7 +209,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
     try {
       if (!this.fatal) {
         // Sinks (no outputs) then read to the end of what the others committed; every wait is bounded by the grace.
-        const sinks = this.tasks.filter((t) => t.node.definition.outputs.length === 0);
+        const sinks = this.tasks.filter((t) => isSink(t.node));
         const others = Promise.all(this.tasks.filter((t) => !sinks.includes(t)).map((t) => t.close()));
         await Promise.race([others, this.fatalSignal, othersOver]);
         if (!this.fatal) await Promise.race([this.commits.now(), this.fatalSignal]);

@@ -18,7 +18,7 @@ const events = defineTopic<Event>()({
 });
 interface Seen { seen: number[]; failOn?: number }
 const tally = defineProcessor({
-  name: 'tally', description: 'notes every event it sees', inputs: [events], outputs: [], stores: [], delivery: 'stateless',
+  name: 'tally', description: 'notes every event it sees', kind: 'sink', inputs: [events], outputs: [], stores: [], delivery: 'stateless',
   create: (s: Seen) => ({
     process: (r) => {
       if (r.value.n === s.failOn) throw new Error(`event ${r.value.n} is refused`);

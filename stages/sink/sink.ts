@@ -31,7 +31,7 @@ export const clickhouseSink = defineProcessor({
   name: 'sink',
   description: 'Writes every fetch attempt, robots.txt outcome, parsed page with its links, and duplicate finding to ClickHouse.',
   inputs,
-  outputs: [],
+  kind: 'sink', outputs: [],
   stores: [],
   concurrency: { maxInFlight: 20_000, perKeyOrder: false },
   delivery:

@@ -107,7 +107,7 @@ export const warcProcessor = defineProcessor({
     'Writes every fetch that got an HTTP response to WARC/1.1 files (--warc-dir): request and response records, a revisit for a 304, ' +
     'robots.txt and sitemaps included, bodies as decoded, WARC-Truncated when cut short.',
   inputs,
-  outputs: [],
+  kind: 'sink', outputs: [],
   stores: [],
   // Waiting records hold their compressed form only (a capture is built when written); the bound
   // keeps a slow disk from queueing a partition's whole backlog.
