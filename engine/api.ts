@@ -14,6 +14,10 @@ export type { KeyValueStore, StoreSpec, KeyCodec, ValueCodec } from './stores/ke
 export { defineStore } from './stores/key-value-store.js';
 export { stringKey, avroValues, jsonValues, emptyValue } from './stores/codecs.js';
 export { TopologyBuilder, describeTopology, isSink, type Topology, type ProcessorNode } from './topology.js';
+export {
+  topologyDescription, renderDescription, renderProcessorTable,
+  type TopologyDescription, type ProcessorDescription, type TopicDescription, type StoreDescription,
+} from './topology-description.js';
 export { defineTopic, type TopicSpec, type AnyTopic, type TopicValues } from './topic.js';
 import type { AnyTopic, TopicValues } from './topic.js';
 

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { defineProcessor, defineStore, defineTopic, jsonValues, stringKey, TopologyBuilder } from './api.js';
+import { describeTopology, defineProcessor, defineStore, defineTopic, jsonValues, stringKey, topologyDescription, TopologyBuilder } from './api.js';
 import { count, lines, split, wordCountTopology, words } from './examples/word-count.js';
 
 const shared = defineStore({ name: 'shared', description: '', keys: stringKey, values: jsonValues<number>() });
@@ -36,6 +36,16 @@ describe('topology builder', () => {
 
   it('should refuse a concurrent processor that owns a store', () => {
     assert.throws(() => new TopologyBuilder().topic(lines).processor(proc('c', [shared], { maxInFlight: 4, perKeyOrder: false })), /cannot own stores/);
+  });
+
+  it('should describe itself as data, and in words rendered from that data', () => {
+    const d = topologyDescription(wordCountTopology());
+    const c = d.processors.find((p) => p.name === count.name)!;
+    assert.deepEqual([c.kind, c.inputs, c.stores.map((s) => s.name)], ['transform', ['words'], count.stores.map((s) => s.name)]);
+    assert.ok(d.topics.some((t) => t.name === 'dead-letters'));
+    const sink = topologyDescription(new TopologyBuilder().topic(lines).processor(proc('tally', [])).build()).processors[0];
+    assert.equal(sink.kind, 'sink');
+    assert.match(describeTopology(wordCountTopology()), new RegExp(`${count.name}: words → `));
   });
 
   it('should give every processor the dead-letter topic as an output', () => {

@@ -3,6 +3,7 @@
 import type { AnyProcessorDefinition } from './api.js';
 import type { AnyTopic, TopicSpec } from './topic.js';
 import { DEAD_LETTERS, deadLettersTopic } from './dead-letters.js';
+import { renderDescription, topologyDescription } from './topology-description.js';
 
 /** A processor as placed in a topology: its definition and the physical topics it reads and writes. */
 export interface ProcessorNode<S = any> {
@@ -107,24 +108,5 @@ export function selectProcessors<S>(topology: Topology<S, any>, names?: readonly
 
 /** The topology in words, from its declarations, as Kafka Streams' Topology.describe(). */
 export function describeTopology(topology: Topology<any, any>): string {
-  const lines = ['Topics:'];
-  const retention = (t: AnyTopic) => (t.retention === 'until-consumed' ? 'until consumed' : `kept ${Math.round(t.retention.ms / 3_600_000)} h`);
-  const schemaName = (t: AnyTopic) => (typeof t.schema === 'object' && t.schema && 'name' in t.schema ? String(t.schema.name) : 'schema');
-  for (const t of topology.topics.values()) {
-    lines.push(`  ${t.name}${t.internal ? ' (internal)' : ''}`);
-    lines.push(`    value ${schemaName(t)} (Avro), key: ${t.key}, ${retention(t)}, records up to ${Math.round(t.maxRecordBytes / 1024)} KiB`);
-    lines.push(`    ${t.description}`);
-  }
-  lines.push('', 'Processors:');
-  for (const p of topology.processors) {
-    const d = p.definition;
-    const mode = d.concurrency ? `concurrent (${d.concurrency.maxInFlight} in flight${d.concurrency.perKeyOrder ? ', in order per key' : ''})` : 'sequential';
-    lines.push(`  ${p.name}: ${p.inputs.join(', ')} → ${p.outputs.join(', ')}`);
-    lines.push(`    ${d.description}`);
-    lines.push(`    ${mode}${d.punctuateEveryMs ? `, timers every ${d.punctuateEveryMs} ms` : ''}`);
-    for (const s of d.stores) lines.push(`    store ${s.name}: ${s.description}`);
-    if (p.discarded.size) lines.push(`    discards ${[...p.discarded].join(', ')}`);
-    lines.push(`    delivery: ${d.delivery}`);
-  }
-  return lines.join('\n');
+  return renderDescription(topologyDescription(topology));
 }
