@@ -83,6 +83,16 @@ export interface Processor<In, Out> {
    * what it forwards is committed with exactly that record.
    */
   process(record: RecordOf<In>, ctx: ProcessorContext<Out>): void | Promise<void>;
+  /**
+   * `process` threw (or its promise rejected). The engine has already undone the record's store
+   * writes and dropped what it forwarded; the record goes to dead-letters. The engine does NOT undo
+   * in-memory state: a processor that keeps any (copies of store entries, counts over them, caches,
+   * timers) puts it back here, by reloading it from its stores, which now hold what they held before
+   * the record. A processor without this hook must keep nothing in memory that a record can change
+   * other than through its stores. What is written or forwarded here commits with the dead letter
+   * (e.g. "count this report as received"); if this throws too, that is undone and the dead letter says so.
+   */
+  recordFailed?(record: RecordOf<In>, ctx: ProcessorContext<Out>): void | Promise<void>;
   /** Every `punctuateEveryMs` of runtime clock: timers. */
   punctuate?(now: number, ctx: ProcessorContext<Out>): void | Promise<void>;
   /** True while the processor holds work that no input record will trigger (timers, queues). */
