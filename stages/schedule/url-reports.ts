@@ -17,7 +17,7 @@ const MAX_SITEMAPS_PER_HOST = 16;
 export interface ReportParts {
   config: CrawlConfig;
   frontier: Frontier;
-  budget?: CrawlBudget;
+  budget?: Pick<CrawlBudget, 'giveBack'>;
   ctx: { metrics: Metrics; logger: Logger };
   skip(h: HostState, url: string, reason: string, depth: number, detail?: string): void;
 }
