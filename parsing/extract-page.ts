@@ -357,9 +357,8 @@ class PageWalker {
     let linksCut = this.hrefsCut;
     const resolve = resolver(base);
     for (const raw of this.rawLinks.values()) {
-      const url = resolve(raw.href);
-      if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) continue;
-      const key = url.href;
+      const key = resolve(raw.href);
+      if (key === null) continue;
       const seen = links.get(key);
       if (seen !== undefined) seen.nofollow &&= raw.nofollow;
       else if (links.size < MAX_LINKS_PER_PAGE) {
