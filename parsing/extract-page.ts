@@ -1,7 +1,6 @@
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
-import { Parser } from 'htmlparser2';
 import { cap, collapse } from './collapse.js';
-import { PageTokenizer } from './page-tokenizer.js';
+import { BoundedParser, PageTokenizer } from './page-tokenizer.js';
 import { parseUrl, resolver } from './resolve-links.js';
 import { isBoilerplate, isMainContent } from './main-content.js';
 import { type Level, TextDigest } from './text-digest.js';
@@ -109,7 +108,7 @@ const pageCodes = new Utf16View();
  *   in place, and only the pieces kept are copied. The whole input is one buffer (given to
  *   end()), so the tokenizer's indices are indices into it.
  */
-class InPlaceTextParser extends Parser {
+class InPlaceTextParser extends BoundedParser {
   constructor(private readonly walker: PageWalker, private readonly input: string) {
     super(walker, { Tokenizer: PageTokenizer, decodeEntities: false });
   }
