@@ -37,9 +37,10 @@ test('should take the commonest hrefs unparsed, and leave the rest to the parser
   assert.ok(isPlainPath('/p/9', 0));
   assert.ok(plainAbsolute('http://127.20.0.6:41234/p/5'));
   assert.ok(plainAbsolute('https://www.example.test/a/b-c_d~e.html'));
+  for (const href of ['http://0.0.0.0/', 'http://255.255.255.255/x', 'http://10.20.30.40:1/']) assert.ok(plainAbsolute(href), href);
   for (const href of ['/a/./b', '/a/../b', '/a%41', '/a?q', '/a#f', '/a b', '/é']) assert.ok(!isPlainPath(href, 0), href);
   for (const href of ['HTTP://a.test/', 'http://A.test/', 'http://a.test:80/', 'https://a.test:443/', 'http://a.test:080/',
-    'http://1.2.3/', 'http://01.2.3.4/', 'http://a..b/', 'http://a.b./', 'http://xn--nxasmq6b.test/', 'http://a.test', 'http://a.test?x']) {
+    'http://1.2.3/', 'http://01.2.3.4/', 'http://256.1.1.1/', 'http://1.2.3.04/', 'http://1.2.3.4.5/', 'http://1.2.3.4a/', 'http://a..b/', 'http://a.b./', 'http://xn--nxasmq6b.test/', 'http://a.test', 'http://a.test?x']) {
     assert.ok(!plainAbsolute(href), href);
   }
 });

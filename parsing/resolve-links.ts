@@ -100,10 +100,22 @@ export function plainAbsolute(href: string): boolean {
   return isPlainPath(href, i);
 }
 
+/** Four decimal numbers of 0-255 without leading zeros, as the URL parser writes an IPv4 address. */
 function isCanonicalIpv4(host: string, labels: number): boolean {
   if (labels !== 4) return false;
-  for (const part of host.split('.')) {
-    if (!/^(?:0|[1-9][0-9]{0,2})$/.test(part) || Number(part) > 255) return false;
+  let value = 0, digits = 0;
+  for (let i = 0; i <= host.length; i++) {
+    const c = i < host.length ? host.charCodeAt(i) : 0x2e;
+    if (c === 0x2e) {
+      if (digits === 0 || value > 255) return false;
+      value = digits = 0;
+    } else if (c >= 0x30 && c <= 0x39) {
+      if (digits === 1 && value === 0) return false; // a leading zero
+      value = value * 10 + (c - 0x30);
+      if (++digits > 3) return false;
+    } else {
+      return false;
+    }
   }
   return true;
 }
