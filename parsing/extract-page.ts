@@ -369,7 +369,7 @@ class PageWalker {
       const url = parseUrl(this.canonicalHref, base);
       if (url !== null && (url.protocol === 'http:' || url.protocol === 'https:')) canonical = url.href;
     }
-    const feeds = [...new Set(this.feedHrefs.map((h) => parseUrl(h.trim(), base)).filter((u) => u !== null && (u.protocol === 'http:' || u.protocol === 'https:')).map((u) => u!.href))];
+    const feeds = this.feedHrefs.length === 0 ? [] : [...new Set(this.feedHrefs.map((h) => parseUrl(h.trim(), base)).filter((u) => u !== null && (u.protocol === 'http:' || u.protocol === 'https:')).map((u) => u!.href))];
     const { text, textLength, contentHash, simhash } = this.digest.finish();
     return {
       feeds,
