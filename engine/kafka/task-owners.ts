@@ -42,7 +42,7 @@ export interface TaskOwnersOptions {
   topic: string;
   /** This worker's transactional id. */
   me: string;
-  log: Logger;
+  logger: Logger;
   /** How long a new owner waits for a live previous owner to release the task before fencing it. */
   graceMs: number;
 }
@@ -72,6 +72,7 @@ interface Notice {
 /** How many records per task are kept: enough to see every claim made since a take-over began. */
 const HISTORY = 32;
 const POLL_MS = 25;
+const WRITERS_KEPT = 1_024;
 const SYNC_TIMEOUT_MS = 30_000;
 
 export class TaskOwners {
@@ -80,6 +81,8 @@ export class TaskOwners {
   private readonly history = new Map<string, OwnerRecord[]>();
   private readonly notices = new Map<string, Notice>();
   private readonly syncs = new Map<string, () => void>();
+  /** Who wrote the last records (claims and releases): names the transaction a waiting take-over waits on. */
+  private readonly writers = new Map<number, string>();
   private stopped = false;
   /** Next offset to read: a restarted consumer reads the topic again from its start. */
   private next = 0;
@@ -106,7 +109,7 @@ export class TaskOwners {
     // restart) every take-over would wait for a sync that never comes back: start it again.
     consumer.on(consumer.events.CRASH, (e) => {
       if (this.stopped || e.payload.restart || consumer !== this.consumer) return;
-      this.o.log.warn(`${topic}: consumer stopped (${e.payload.error.message}); starting it again`);
+      this.o.logger.warn(`${topic}: consumer stopped (${e.payload.error.message}); starting it again`);
       void this.restart(consumer);
     });
     await consumer.connect();
@@ -127,7 +130,7 @@ export class TaskOwners {
         return;
       } catch (err) {
         const wait = Math.min(500 * 2 ** attempt, 10_000);
-        this.o.log.warn(`${this.o.topic}: consumer cannot start (${(err as Error).message}); trying again in ${wait} ms`);
+        this.o.logger.warn(`${this.o.topic}: consumer cannot start (${(err as Error).message}); trying again in ${wait} ms`);
         await new Promise((r) => setTimeout(r, wait));
         crashed = this.consumer!;
       }
@@ -177,7 +180,7 @@ export class TaskOwners {
     try {
       parsed = JSON.parse(value.toString('utf8')) as typeof parsed;
     } catch {
-      this.o.log.warn(`${this.o.topic}@${offset}: unreadable owner record for ${key}; ignored`);
+      this.o.logger.warn(`${this.o.topic}@${offset}: unreadable owner record for ${key}; ignored`);
       return;
     }
     if (typeof parsed.owner !== 'string') return;
@@ -187,6 +190,8 @@ export class TaskOwners {
       this.notices.set(key.slice(0, -NOTICE_SUFFIX.length), { offset, owner: parsed.owner, until: seenAt + bound });
       return;
     }
+    this.writers.set(offset, `${parsed.owner}'s ${parsed.released === true ? 'release' : 'claim'} of ${key}`);
+    if (this.writers.size > WRITERS_KEPT) this.writers.delete(this.writers.keys().next().value!);
     const list = this.history.get(key) ?? [];
     list.push({ offset, owner: parsed.owner, released: parsed.released === true });
     if (list.length > HISTORY) list.shift();
@@ -203,7 +208,7 @@ export class TaskOwners {
     const send = () => {
       const value = Buffer.from(JSON.stringify({ owner: this.o.me, boundMs: Math.max(0, Math.round(until - performance.now())) }));
       void this.producer?.send({ topic: this.o.topic, messages: [{ key: `${task}${NOTICE_SUFFIX}`, value, partition: 0 }] })
-        .catch((err: Error) => this.o.log.warn(`${task}: telling the next owner that the hand-over is under way failed: ${err.message}`));
+        .catch((err: Error) => this.o.logger.warn(`${task}: telling the next owner that the hand-over is under way failed: ${err.message}`));
     };
     send();
     const timer = setInterval(send, NOTICE_EVERY_MS);
@@ -240,9 +245,10 @@ export class TaskOwners {
   private async releasedInTime(task: string, last: OwnerRecord, wanted: () => boolean): Promise<boolean> {
     const started = performance.now();
     let told = false;
+    let stable = 0;
     while (!this.stopped && wanted()) {
       const now = this.latest(task);
-      if (now && now.owner === last.owner && now.released && now.offset < (await this.lastStableOffset())) return true;
+      if (now && now.owner === last.owner && now.released && now.offset < (stable = await this.lastStableOffset())) return true;
       if (now && now.owner !== last.owner) return false; // someone else claimed it meanwhile: fence both
       const notice = this.notices.get(task);
       const live = notice && notice.owner === last.owner && notice.offset > last.offset ? notice : undefined;
@@ -251,12 +257,16 @@ export class TaskOwners {
       // short crawl; fencing after one grace of silence made live workers redo their last interval).
       const deadline = live ? Math.min(live.until + RELEASE_MARGIN_MS, started + HANDOVER_WAITS * this.o.graceMs) : started + this.o.graceMs;
       if (performance.now() >= deadline) {
-        if (live) this.o.log.warn(`${task}: ${last.owner} was handing it over but did not release it within ${Math.round((performance.now() - started) / 1000)} s`);
+        if (now?.released && now.owner === last.owner) {
+          const holder = this.writers.get(stable) ?? 'a transaction this worker has not read';
+          this.o.logger.warn(`${task}: ${last.owner} released it at offset ${now.offset}, but the owners topic's last stable offset is still ${stable}, held by ${holder}, an open transaction`);
+        }
+        if (live) this.o.logger.warn(`${task}: ${last.owner} was handing it over but did not release it within ${Math.round((performance.now() - started) / 1000)} s (the owners topic read up to ${this.next}, stable up to ${await this.lastStableOffset()}, last notice at ${live.offset})`);
         return false;
       }
       if (live && !told && performance.now() - started > 2_000) {
         told = true;
-        this.o.log.info(`${task}: waiting for ${last.owner} to finish its work in flight and release it (up to ${Math.round((live.until - performance.now()) / 1000)} s)`);
+        this.o.logger.info(`${task}: waiting for ${last.owner} to finish its work in flight and release it (up to ${Math.round((live.until - performance.now()) / 1000)} s)`);
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
@@ -278,6 +288,6 @@ export class TaskOwners {
     } finally {
       await fencer.disconnect().catch(() => {});
     }
-    this.o.log.info(`fenced ${owner} (${why})`);
+    this.o.logger.info(`fenced ${owner} (${why})`);
   }
 }
