@@ -20,8 +20,8 @@ import { readFileSync } from 'node:fs';
 
 export const SERVICES = ['kafka', 'registry', 'clickhouse'];
 const TIERS = ['unit', 'process', 'e2e'];
-/** Expected seconds when neither a hint nor an earlier run says more. */
-const DEFAULT_SECONDS = { unit: 2, process: 8, e2e: 30 };
+/** Expected seconds when neither a hint nor an earlier run says more (files that take longer carry a hint). */
+const DEFAULT_SECONDS = { unit: 2, process: 8, e2e: 15 };
 
 /** The plan line of a compiled test file, read from its first comment lines. */
 function directive(path) {

@@ -67,7 +67,7 @@ describe('test plan: order', () => {
     const hinted = file('long.e2e.test.js', 'test-plan: e2e ~170s');
     const plain = file('plain.e2e.test.js', 'x');
     const measured = file('measured.e2e.test.js', 'test-plan: e2e ~10s', 2, { 'measured.e2e.test.js': 200 });
-    assert.equal(plain.seconds, 30);
+    assert.equal(plain.seconds, 15, 'the e2e default');
     assert.deepEqual(names(plan.order([plain, hinted, measured])), ['measured.e2e.test.js', 'long.e2e.test.js', 'plain.e2e.test.js']);
   });
 

@@ -1,3 +1,4 @@
+// test-plan: unit ~12s
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import robotsParserModule from 'robots-parser';

@@ -1,3 +1,4 @@
+// test-plan: e2e ~70s
 // A crawl that never goes stale, judged from the test server's own log: a --recrawl run of a few dozen
 // minimum intervals over pages that change at every visit, never change (with validators) or change
 // now and then, a news front page that gains stories, a host reachable only through its sitemaps; a

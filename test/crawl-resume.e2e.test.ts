@@ -1,3 +1,4 @@
+// test-plan: e2e ~30s
 // A crawl stopped half-way — with Ctrl-C or with kill -9 — and started again with the same command
 // finishes as if it had not been stopped: nothing lost, politeness intact across the restart, and
 // nothing fetched twice (after kill -9: nothing but what was in flight at the kill). The two cases

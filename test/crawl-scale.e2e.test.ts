@@ -1,3 +1,4 @@
+// test-plan: e2e ~30s
 // Growing an embedded crawl from 4 to 8 partitions in the middle: stopped with Ctrl-C, scaled,
 // resumed. Nothing lost, nothing fetched twice, politeness intact across the change, and about
 // half the hosts changed owner (the ideal for 4 → 8 is (8 − 4) / 8).

@@ -1,3 +1,4 @@
+// test-plan: e2e ~27s
 // The real web on loopback, judged from the servers' own logs and the crawl's rows: HTTPS hosts with a
 // CA made at test time (--ca-file), hosts whose certificates expired, sign themselves or name another
 // host; feeds found through <link rel=alternate> and a sitemap index; a proxy (CONNECT and forwarding)
