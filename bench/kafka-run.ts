@@ -26,6 +26,11 @@ const SERVICE_IDLE_SAMPLE_MS = 10_000;
 /** When status --wait-idle has not answered this long after the sink stopped receiving fetches, stop waiting. */
 const IDLE_GRACE_MS = 60_000;
 
+/** CRAWLSTREAM_BENCH_WORKER_ARGS: flags added to every worker (e.g. "--commit-interval 300ms"), to measure a lever in pairs. */
+function extraWorkerArgs(): string[] {
+  return (process.env.CRAWLSTREAM_BENCH_WORKER_ARGS ?? '').split(/\s+/).filter(Boolean);
+}
+
 /** Services from the environment, else from `scripts/dev-services.sh up` (idempotent) and its `env`. */
 export function ensureServices(root: string): Services {
   const e = process.env;
@@ -104,7 +109,7 @@ export async function runKafka(paths: Paths, services: Services, workers: number
     const waitingForCrawl = new Promise<void>((resolve) => {
       for (let i = 0; i < workers; i++) {
         procs.push(startMeasured(process.execPath, [paths.bin, 'worker', ...kafkaFlags, '--schema-registry', services.registry,
-          '--clickhouse-url', `${services.clickhouse}/${id}`, '--allow-network', '127.0.0.0/8', '--data-dir', join(scratch, `w${i}`)], {
+          '--clickhouse-url', `${services.clickhouse}/${id}`, '--allow-network', '127.0.0.0/8', '--data-dir', join(scratch, `w${i}`), ...extraWorkerArgs()], {
           cwd: scratch,
           threads: workers === 1,
           onStderr: (chunk) => {
@@ -184,6 +189,7 @@ export async function runKafka(paths: Paths, services: Services, workers: number
       `worker CPU/RSS cover their whole life (start-up and shutdown too); services' CPU during the crawl (s): ${JSON.stringify(servicesCpu)}`,
       `per-worker peak RSS MB: ${measured.map((m) => m.peakRssMb).join(', ')}`,
     ];
+    if (extraWorkerArgs().length) run.notes.push(`workers ran with ${extraWorkerArgs().join(' ')} (CRAWLSTREAM_BENCH_WORKER_ARGS)`);
     if (!reportedIdle) {
       run.notes.push(`status --wait-idle did not report idle (${lastLine(idle.stderr) || 'no output'}); wall = seed → the sink's last new fetch row`);
     }

@@ -42,6 +42,8 @@ const cases: Case[] = [
     argv: (v) => ['--schema-registry', 'http://127.0.0.1:9', `--${flag}=${v}`, 'http://127.0.0.1:9/'] })),
   { command: 'worker', flag: 'session-timeout-ms', bounds: LIMITS.sessionTimeoutMs, argv: (v, dir) => ['--data-dir', dir, `--session-timeout-ms=${v}`] },
   { command: 'worker', flag: 'stop-grace', bounds: LIMITS.stopGraceMs, argv: (v, dir) => ['--data-dir', dir, `--stop-grace=${v}`] },
+  { command: 'worker', flag: 'commit-interval', bounds: LIMITS.commitIntervalMs, argv: (v, dir) => ['--data-dir', dir, `--commit-interval=${v}`] },
+  { command: 'worker', flag: 'handover-grace', bounds: LIMITS.handoverGraceMs, argv: (v, dir) => ['--data-dir', dir, `--handover-grace=${v}`] },
   { command: 'topics', flag: 'partitions', bounds: LIMITS.kafkaPartitions, argv: (v) => ['create', `--partitions=${v}`] },
   { command: 'scale', flag: 'partitions', bounds: LIMITS.embeddedPartitions, argv: (v, dir) => ['--data-dir', dir, `--partitions=${v}`] },
   { command: 'scale', flag: 'timeout', bounds: LIMITS.waitTimeoutMs, argv: (v, dir) => ['--data-dir', dir, '--partitions', '2', `--timeout=${v}`] },
@@ -61,7 +63,7 @@ const cases: Case[] = [
 
 /** Values just outside the range, spelled the way the flag takes them. */
 function outside(c: Case): string[] {
-  const duration = ['since', 'timeout', 'metrics-linger', 'stop-grace', 'module-timeout'].includes(c.flag);
+  const duration = ['since', 'timeout', 'metrics-linger', 'stop-grace', 'module-timeout', 'commit-interval', 'handover-grace'].includes(c.flag);
   const spell = (n: number) => (duration ? `${n}ms` : String(n));
   const out = [spell(c.bounds.max + 1)];
   if (c.bounds.min > 0) out.push(spell(c.bounds.min - 1));

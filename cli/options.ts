@@ -54,6 +54,10 @@ export const LIMITS = {
   metricsLingerMs: { min: 1, max: DAY_MS },
   /** --stop-grace: 0 stops at once, committing only what is finished; a timer, so below TIMER_MAX_MS. */
   stopGraceMs: { min: 0, max: DAY_MS },
+  /** worker --commit-interval: each hop of a record waits up to this long; past a minute a transaction nears the broker's timeout. */
+  commitIntervalMs: { min: 10, max: 60_000, why: 'an open transaction must end well within the broker\'s transaction timeout (60 s)' },
+  /** worker --handover-grace: how long a new owner waits for a silent previous owner before fencing it. */
+  handoverGraceMs: { min: 100, max: 600_000 },
   /** --module-timeout: a user module's init or process, or one page's parse, that takes longer is ended. */
   moduleTimeoutMs: { min: 100, max: DAY_MS },
 } as const satisfies Record<string, Bounds>;

@@ -23,6 +23,8 @@ export async function run(argv: string[]): Promise<number> {
     'allow-network': { type: 'string', multiple: true },
     'data-dir': { type: 'string' },
     'session-timeout-ms': { type: 'string' },
+    'commit-interval': { type: 'string' },
+    'handover-grace': { type: 'string' },
     ...MODULE_FLAGS,
     ...RENDER_PROCESS_FLAGS,
     ...PROXY_FLAGS,
@@ -30,6 +32,8 @@ export async function run(argv: string[]): Promise<number> {
     ...METRICS_FLAGS,
   });
   const sessionTimeoutMs = intOption(values, 'session-timeout-ms', LIMITS.sessionTimeoutMs);
+  const commitIntervalMs = durationOption(values, 'commit-interval', LIMITS.commitIntervalMs);
+  const handoverGraceMs = durationOption(values, 'handover-grace', LIMITS.handoverGraceMs);
   const warc = warcOutputFrom(values);
   const metrics = metricsOptionsFrom(values);
   if (metrics?.lingerMs !== undefined) throw new UsageError('--metrics-linger is for crawl and replay, which end by themselves; a worker serves metrics until it stops');
@@ -60,6 +64,8 @@ export async function run(argv: string[]): Promise<number> {
     proxy: proxyOption(values),
     dataDir: resolve((values['data-dir'] as string | undefined) ?? `crawl-data/worker-${process.pid}`),
     sessionTimeoutMs,
+    commitIntervalMs,
+    handoverGraceMs,
     ...modules,
     ...renderProcessOptions(values),
     warc,

@@ -35,6 +35,10 @@ export interface WorkerOptions {
   chromiumPath?: string;
   renderConcurrency?: number;
   sessionTimeoutMs?: number;
+  /** --commit-interval: least time between the worker's transactions while it has work. */
+  commitIntervalMs?: number;
+  /** --handover-grace: how long a task's new owner waits for a silent previous owner before fencing it. */
+  handoverGraceMs?: number;
   signal?: AbortSignal;
   /** Write WARC files of the fetch outcomes this worker's `warc` tasks read (--warc-dir). */
   warc?: WarcOutput;
@@ -84,7 +88,8 @@ export class KafkaWorker {
     this.closers.push(() => open.close());
     this.runtime = new KafkaRuntime({
       cluster, topology, services: open.services, control: this.control, registryUrl: this.o.registryUrl, processors: this.o.processors,
-      dataDir: this.o.dataDir, log, sessionTimeoutMs: this.o.sessionTimeoutMs, onCommitted: this.o.telemetry?.onCommitted,
+      dataDir: this.o.dataDir, log, sessionTimeoutMs: this.o.sessionTimeoutMs,
+      commitIntervalMs: this.o.commitIntervalMs, handoverGraceMs: this.o.handoverGraceMs, onCommitted: this.o.telemetry?.onCommitted,
       // A task moving to another worker lets its requests on the wire be answered and recorded: cut
       // off, they would be sent again by the next owner and the server would see them twice.
       handOverFinishMs: config.fetchTimeoutMs + HANDOVER_RECORD_MS,

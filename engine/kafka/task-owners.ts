@@ -72,6 +72,7 @@ interface Notice {
 /** How many records per task are kept: enough to see every claim made since a take-over began. */
 const HISTORY = 32;
 const POLL_MS = 25;
+const WRITERS_KEPT = 1_024;
 const SYNC_TIMEOUT_MS = 30_000;
 
 export class TaskOwners {
@@ -80,6 +81,8 @@ export class TaskOwners {
   private readonly history = new Map<string, OwnerRecord[]>();
   private readonly notices = new Map<string, Notice>();
   private readonly syncs = new Map<string, () => void>();
+  /** Who wrote the last records (claims and releases): names the transaction a waiting take-over waits on. */
+  private readonly writers = new Map<number, string>();
   private stopped = false;
   /** Next offset to read: a restarted consumer reads the topic again from its start. */
   private next = 0;
@@ -187,6 +190,8 @@ export class TaskOwners {
       this.notices.set(key.slice(0, -NOTICE_SUFFIX.length), { offset, owner: parsed.owner, until: seenAt + bound });
       return;
     }
+    this.writers.set(offset, `${parsed.owner}'s ${parsed.released === true ? 'release' : 'claim'} of ${key}`);
+    if (this.writers.size > WRITERS_KEPT) this.writers.delete(this.writers.keys().next().value!);
     const list = this.history.get(key) ?? [];
     list.push({ offset, owner: parsed.owner, released: parsed.released === true });
     if (list.length > HISTORY) list.shift();
@@ -240,9 +245,10 @@ export class TaskOwners {
   private async releasedInTime(task: string, last: OwnerRecord, wanted: () => boolean): Promise<boolean> {
     const started = performance.now();
     let told = false;
+    let stable = 0;
     while (!this.stopped && wanted()) {
       const now = this.latest(task);
-      if (now && now.owner === last.owner && now.released && now.offset < (await this.lastStableOffset())) return true;
+      if (now && now.owner === last.owner && now.released && now.offset < (stable = await this.lastStableOffset())) return true;
       if (now && now.owner !== last.owner) return false; // someone else claimed it meanwhile: fence both
       const notice = this.notices.get(task);
       const live = notice && notice.owner === last.owner && notice.offset > last.offset ? notice : undefined;
@@ -251,7 +257,11 @@ export class TaskOwners {
       // short crawl; fencing after one grace of silence made live workers redo their last interval).
       const deadline = live ? Math.min(live.until + RELEASE_MARGIN_MS, started + HANDOVER_WAITS * this.o.graceMs) : started + this.o.graceMs;
       if (performance.now() >= deadline) {
-        if (live) this.o.log.warn(`${task}: ${last.owner} was handing it over but did not release it within ${Math.round((performance.now() - started) / 1000)} s`);
+        if (now?.released && now.owner === last.owner) {
+          const holder = this.writers.get(stable) ?? 'a transaction this worker has not read';
+          this.o.log.warn(`${task}: ${last.owner} released it at offset ${now.offset}, but the owners topic's last stable offset is still ${stable}, held by ${holder}, an open transaction`);
+        }
+        if (live) this.o.log.warn(`${task}: ${last.owner} was handing it over but did not release it within ${Math.round((performance.now() - started) / 1000)} s (the owners topic read up to ${this.next}, stable up to ${await this.lastStableOffset()}, last notice at ${live.offset})`);
         return false;
       }
       if (live && !told && performance.now() - started > 2_000) {

@@ -14,6 +14,7 @@ import type { ProcessorNode } from '../topology.js';
 import type { Committer, TaskCommit } from '../task/task-commit.js';
 import { type KafkaNames, POSITIONS_STORE } from './kafka-names.js';
 import { ownerRecord } from './task-owners.js';
+import { sendOffsetsInTransaction } from './txn-offsets.js';
 import { chunks, recordEnds } from './sent-records.js';
 
 /** A task as the worker's transactions see it (a KafkaTaskHost). */
@@ -53,6 +54,15 @@ export const COUNTER_PREFIX = 'ctr!';
  * worker gets busier; each hop of a record waits up to this long.
  */
 export const DEFAULT_COMMIT_INTERVAL_MS = 100;
+/** A member's share of one transaction: what it commits, and whether the transaction releases it. */
+interface Part {
+  m: CommitParticipant;
+  commit: TaskCommit | undefined;
+  leaving: boolean;
+}
+
+/** A transaction slower than this is told: new owners of tasks wait on it, and so do the crawl's hops. */
+const SLOW_TRANSACTION_MS = 2_000;
 /**
  * Group offsets ride in a transaction at most this often (and never in one that claims or releases a
  * task): each costs an AddOffsetsToTxn, a TxnOffsetCommit and a coordinator lookup per processor
@@ -244,10 +254,14 @@ export class WorkerTransactions implements Committer {
   }
 
   private async round(): Promise<void> {
-    const parts: [CommitParticipant, TaskCommit | undefined][] = [];
+    // Whether a member leaves is decided here, once: a task that ends its hand-over while this
+    // transaction is on the wire leaves in the next one, with its release and its last work (deciding
+    // again after the commit dropped such a task unreleased: its new owner fenced this worker).
+    const parts: Part[] = [];
     for (const m of this.members) {
+      const leaving = m.leaving;
       const commit = m.takeCommit();
-      if (commit || m.leaving) parts.push([m, commit]);
+      if (commit || leaving) parts.push({ m, commit, leaving });
     }
     const claims = this.claims.splice(0);
     if (parts.length === 0 && claims.length === 0) return;
@@ -261,8 +275,8 @@ export class WorkerTransactions implements Committer {
         this.claimed.add(c.task);
         c.resolve();
       }
-      for (const [m, commit] of parts) {
-        if (m.leaving) {
+      for (const { m, commit, leaving } of parts) {
+        if (leaving) {
           this.members.delete(m);
           this.claimed.delete(m.id);
         }
@@ -277,7 +291,7 @@ export class WorkerTransactions implements Committer {
         this.claimed.add(c.task);
         c.reject(failure);
       }
-      for (const [m] of parts) if (m.leaving) this.members.delete(m);
+      for (const { m, leaving } of parts) if (leaving) this.members.delete(m);
       const fenced = /PRODUCER_FENCED|INVALID_PRODUCER_EPOCH|fenced/i.test(failure.message);
       this.o.onFailure(failure, fenced);
     } finally {
@@ -286,7 +300,7 @@ export class WorkerTransactions implements Committer {
   }
 
   /** One transaction; returns the end offset each changelog partition reached. */
-  private async transaction(parts: [CommitParticipant, TaskCommit | undefined][], claims: Claim[]): Promise<Map<string, number>> {
+  private async transaction(parts: Part[], claims: Claim[]): Promise<Map<string, number>> {
     const { names } = this.o;
     const byTopic = new Map<string, Message[]>();
     const push = (topic: string, m: Message) => {
@@ -296,7 +310,7 @@ export class WorkerTransactions implements Committer {
     };
     const offsets = this.pendingOffsets;
     for (const c of claims) push(names.taskOwners, ownerRecord(c.task, this.o.transactionalId, false));
-    for (const [m, commit] of parts) {
+    for (const { m, commit, leaving } of parts) {
       const { node, partition } = m;
       if (commit) {
         for (const o of commit.outputs) {
@@ -317,30 +331,45 @@ export class WorkerTransactions implements Committer {
           partitions.set(partition, String(position.base));
         }
       }
-      if (m.leaving) push(names.taskOwners, ownerRecord(m.id, this.o.transactionalId, true));
+      if (leaving) push(names.taskOwners, ownerRecord(m.id, this.o.transactionalId, true));
     }
     const producer = this.producer;
     if (!producer) throw new Error('the worker producer is not connected');
+    const t0 = performance.now();
     const transaction = await producer.transaction();
     const ends = new Map<string, number>();
+    const took: string[] = [];
+    const step = (what: string, since: number) => took.push(`${what} ${Math.round(performance.now() - since)} ms`);
+    let doing = 'send';
     try {
       for (const chunk of chunks([...byTopic].map(([topic, messages]) => ({ topic, messages })))) {
+        const sent = performance.now();
         const results = await transaction.sendBatch({ topicMessages: chunk, compression: this.o.compression ?? CompressionTypes.None });
+        step('send', sent);
         recordEnds(chunk, results, ends);
       }
       // Never in a transaction that claims or releases a task: a TxnOffsetCommit waits on its group's
       // coordinator, which is busy during the very rebalance that moves tasks, and while such a
       // transaction is open the owners topic's last stable offset cannot pass it, so every new owner
       // waiting to see a release committed waits too (and past its bound, fences a live worker).
-      const movesTasks = claims.length > 0 || parts.some(([m]) => m.leaving);
+      const movesTasks = claims.length > 0 || parts.some((p) => p.leaving);
       const offsetsDue = !movesTasks && performance.now() - this.offsetsSentAt >= GROUP_OFFSETS_EVERY_MS;
       if (offsetsDue) {
         for (const [consumerGroupId, topics] of offsets) {
           const list = [...topics].map(([topic, partitions]) => ({ topic, partitions: [...partitions].map(([partition, offset]) => ({ partition, offset })) }));
-          await transaction.sendOffsets({ consumerGroupId, topics: list });
+          const sent = performance.now();
+          doing = `group offsets of ${consumerGroupId}`;
+          const again = await sendOffsetsInTransaction(transaction, { consumerGroupId, topics: list });
+          step(`offsets of ${consumerGroupId}${again ? ` (asked ${again + 1} times)` : ''}`, sent);
         }
       }
+      const committing = performance.now();
+      doing = 'commit';
       await transaction.commit();
+      step('commit', committing);
+      if (performance.now() - t0 > SLOW_TRANSACTION_MS) {
+        this.o.log.warn(`worker producer ${this.o.transactionalId}: a transaction took ${Math.round(performance.now() - t0)} ms (${took.join(', ')})${movesTasks ? '; it claimed or released tasks' : ''}`);
+      }
       if (offsetsDue) {
         offsets.clear();
         this.offsetsSentAt = performance.now();
@@ -349,6 +378,7 @@ export class WorkerTransactions implements Committer {
       offsets.clear(); // every task re-opens from its changelogs; offsets are sent again as they move
       // Not awaited: after a broker failure kafkajs may retry the abort for minutes; reset() ends it.
       void transaction.abort().catch(() => {});
+      if (err instanceof Error) err.message = `${err.message} (${doing})`;
       throw err;
     }
     return ends;

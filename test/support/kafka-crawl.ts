@@ -34,15 +34,28 @@ export interface KafkaCrawlOptions {
 
 /** Runs a whole crawl on Kafka; `midway` is called once the server has seen `after` requests. */
 export async function kafkaCrawl(name: string, midway?: { after: number; act: (c: KafkaCrawl) => void }, o: KafkaCrawlOptions = {}): Promise<KafkaCrawl> {
-  const { kafka, registry, clickhouse } = requireServices();
+  const { kafka, clickhouse } = requireServices();
   const id = `${name}${Date.now()}`;
   const prefix = `${id}.`;
   const chUrl = `${clickhouse}/${id}`;
   const kafkaFlags = ['--brokers', kafka, '--topic-prefix', prefix];
   const web = await startSyntheticWeb({ scenario: o.scenario ?? 'test' });
+  const crawl: KafkaCrawl = { web, prefix, chUrl, workers: [], idle: undefined as never, pages: [], fetches: fetchCounts({}) };
+  try {
+    return await run(crawl, kafkaFlags, midway, o);
+  } catch (err) {
+    // A crawl that failed half-way must not leave its workers and its web running: the test file would never end.
+    await stopCrawl(crawl).catch(() => {});
+    throw err;
+  }
+}
+
+async function run(crawl: KafkaCrawl, kafkaFlags: string[], midway: Parameters<typeof kafkaCrawl>[1], o: KafkaCrawlOptions): Promise<KafkaCrawl> {
+  const { registry } = requireServices();
+  const { web, chUrl, prefix } = crawl;
+  const id = prefix.slice(0, -1);
   const topics = await runCli(['topics', 'create', ...kafkaFlags, '--partitions', '4']);
   assert.equal(topics.code, 0, topics.stderr);
-  const crawl: KafkaCrawl = { web, prefix, chUrl, workers: [], idle: undefined as never, pages: [], fetches: fetchCounts({}) };
   for (let i = 0; i < 2; i++) {
     crawl.workers.push(runCli([
       'worker', ...kafkaFlags, '--schema-registry', registry, '--clickhouse-url', chUrl, '--allow-network', '127.0.0.0/8',
@@ -74,8 +87,15 @@ export async function kafkaCrawl(name: string, midway?: { after: number; act: (c
     const said = await Promise.all(crawl.workers.map(async (w) => (await w).stderr.split('\n').slice(-25).join('\n')));
     crawl.idle.stderr += `\n${crawl.idle.stdout}\n--- workers ---\n${said.join('\n---\n')}`;
   }
-  crawl.pages = await query<PageRow>('', 'SELECT * FROM pages', ['--clickhouse-url', chUrl]);
-  crawl.fetches = fetchCounts((await query('', FETCH_COUNTS_SQL, ['--clickhouse-url', chUrl]))[0]);
+  try {
+    crawl.pages = await query<PageRow>('', 'SELECT * FROM pages', ['--clickhouse-url', chUrl]);
+    crawl.fetches = fetchCounts((await query('', FETCH_COUNTS_SQL, ['--clickhouse-url', chUrl]))[0]);
+  } catch (err) {
+    // Nothing reached ClickHouse: say what status and the workers said, not only that the database is missing.
+    for (const w of crawl.workers) w.child.kill('SIGTERM');
+    const said = await Promise.all(crawl.workers.map(async (w) => (await w).stderr.split('\n').slice(-25).join('\n')));
+    throw new Error(`${(err as Error).message}\nstatus (exit ${crawl.idle.code}):\n${crawl.idle.stdout}${crawl.idle.stderr}\n--- workers ---\n${said.join('\n---\n')}`);
+  }
   return crawl;
 }
 
