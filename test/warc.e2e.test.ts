@@ -45,11 +45,12 @@ describe('WARC', { concurrency: true }, () => {
       web = await startSyntheticWeb({ scenario: 'test' });
       dataDir = mkdtempSync(join(tmpdir(), 'warc-crawl-'));
       warcDir = join(dataDir, 'warc');
-      // The 20 MB body must reach the 10 MB cap before the fetch timeout for its capture to say
-      // 'length': 3 s (the test crawls' default) fell short once on a machine loaded with this file's
-      // other crawls; 5 s costs nothing here (the kill -9 case beside this one takes longer).
+      // The 20 MB body must reach the 10 MB cap (read, hashed, compressed and archived as it comes)
+      // before the fetch timeout for its capture to say 'length': 3 s (the test crawls' default) and
+      // 5 s each fell short once on a heavily loaded machine with this file's other crawls beside it.
+      // 10 s makes this crawl (its hang retried three times) about as long as the kill -9 case's two.
       const args = embeddedCrawlArgs(web, dataDir, ['--warc-dir', warcDir]);
-      crawl = await runCli([...args, '--fetch-timeout-ms', '5000']);
+      crawl = await runCli([...args, '--fetch-timeout-ms', '10000']);
       assert.equal(crawl.code, 0, crawl.stderr);
       captures = await readCaptures(py(), warcDir);
     });
