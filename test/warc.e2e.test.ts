@@ -1,4 +1,4 @@
-// test-plan: e2e ~50s
+// test-plan: e2e ~60s
 // WARC output of real crawls of the synthetic web, judged by Python's warcio and the server's own log:
 // every response the server sent is archived exactly once with its URI and status, 304s are revisits
 // of the capture they confirm, a kill -9 and restart neither loses nor doubles a capture, and
