@@ -40,7 +40,7 @@ const dir = mkdtempSync(join(tmpdir(), 'crawlstream-bench-engine-'));
 const warnings: string[] = [];
 try {
   const runtime = await EmbeddedRuntime.open({
-    dataDir: dir, topology, services: {}, partitions, log: { info: () => {}, warn: (m) => warnings.push(m) },
+    dataDir: dir, topology, services: {}, partitions, logger: { info: () => {}, warn: (m) => warnings.push(m) },
   });
   for (let i = 0; i < records; i += PRODUCE_BATCH) {
     const batch: Promise<void>[] = [];

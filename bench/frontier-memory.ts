@@ -27,7 +27,7 @@ const mb = (n: number) => Math.round(n / 1048576);
 
 const runtime = await EmbeddedRuntime.open({
   dataDir: dir, topology: crawlTopology(), processors: ['schedule'], partitions: 1, services: testServices({}),
-  log: { info: () => {}, warn: (m) => console.error(m) },
+  logger: { info: () => {}, warn: (m) => console.error(m) },
 });
 await runtime.start();
 const url = (i: number): CanonicalUrl => ({

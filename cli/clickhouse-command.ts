@@ -13,14 +13,14 @@ export async function run(argv: string[]): Promise<number> {
   if (action !== 'migrate') throw new UsageError('usage: crawlstream clickhouse migrate [--data-dir DIR | --clickhouse-url URL]');
   const { values } = parse(rest, { 'data-dir': { type: 'string' }, 'clickhouse-url': { type: 'string' }, 'processor-module': MODULE_FLAGS['processor-module'] });
   const { processorModules } = await loadModules(values);
-  const log = stderrLogger();
+  const logger = stderrLogger();
   const ch = await openClickHouse({
     url: values['clickhouse-url'] as string | undefined,
     dataDir: resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR),
-    log,
+    logger: logger,
   });
   try {
-    const { applied, restored, version } = await migrate(ch, { log });
+    const { applied, restored, version } = await migrate(ch, { logger: logger });
     for (const table of processorModules.flatMap((m) => m.tables)) {
       await ch.command(createUserTableSql(table));
       process.stdout.write(`table ${table.name} (from a processor module) is in place\n`);

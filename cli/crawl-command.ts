@@ -56,10 +56,10 @@ export async function run(argv: string[]): Promise<number> {
     throw new UsageError((err as Error).message);
   }
   const config = crawlConfigFrom(values, { allowNetworks, proxy: proxyOption(values) }, seeds);
-  const log = stderrLogger();
-  config.focus = focusFrom(values, undefined, log.info);
+  const logger = stderrLogger();
+  config.focus = focusFrom(values, undefined, logger.info);
   // Built once here: a module that does not load is a usage error before anything is written.
-  if (config.focus) log.info(await describeFocus(config.focus));
+  if (config.focus) logger.info(await describeFocus(config.focus));
   // Found now, not at the first page to render: otherwise every render would end in an error row.
   if (config.render !== 'never' && !findChromium(values.chromium as string | undefined)) {
     throw new UsageError(`--render ${config.render} needs Chromium: install Debian's chromium package, or give --chromium PATH or CRAWLSTREAM_CHROMIUM`);
@@ -69,16 +69,16 @@ export async function run(argv: string[]): Promise<number> {
   const warc = warcOutputFrom(values);
   const metrics = metricsOptionsFrom(values);
   const dataDir = resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR);
-  warnAboutRefusedSeeds(seeds, policy, log.warn);
+  warnAboutRefusedSeeds(seeds, policy, logger.warn);
   // Before the crawl: a port in use is a clear error, not a crawl without its metrics.
-  const served = metrics ? await serveTelemetry(metrics, log) : undefined;
+  const served = metrics ? await serveTelemetry(metrics, logger) : undefined;
 
   const abort = new AbortController();
   let interrupts = 0;
   const onSignal = () => {
     interrupts++;
     if (interrupts === 1) {
-      log.info(`stopping: no new work starts; work in flight gets up to ${formatDuration(stopGraceMs)} (--stop-grace) to finish and everything finished is committed; ` +
+      logger.info(`stopping: no new work starts; work in flight gets up to ${formatDuration(stopGraceMs)} (--stop-grace) to finish and everything finished is committed; ` +
         'run the same command to resume (Ctrl-C again to quit at once)');
       abort.abort();
     } else {
@@ -89,7 +89,7 @@ export async function run(argv: string[]): Promise<number> {
   process.on('SIGTERM', onSignal);
   // --run-for stops the crawl as Ctrl-C does: everything committed, resumable, exit 0.
   const stopTimer = runFor === undefined ? undefined : setTimeout(() => {
-    log.info(`stopping after --run-for ${values['run-for']}: fetches in flight finish and everything is committed`);
+    logger.info(`stopping after --run-for ${values['run-for']}: fetches in flight finish and everything is committed`);
     abort.abort();
   }, Math.min(runFor, TIMER_MAX_MS));
   const quiet = values.quiet === true;
@@ -107,7 +107,7 @@ export async function run(argv: string[]): Promise<number> {
       ...renderProcessOptions(values),
       warc,
       telemetry: served?.telemetry,
-      log,
+      logger: logger,
       signal: abort.signal,
       stopGraceMs,
       onProgress: quiet ? undefined : (stats) => {

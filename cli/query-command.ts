@@ -22,7 +22,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!sql) throw new UsageError('give the SQL to run, e.g. crawlstream query "SELECT status, count() FROM pages GROUP BY status"');
   const format = (values.format as string | undefined) ?? 'table';
   if (format !== 'json' && format !== 'table') throw new UsageError(`--format must be json or table, got "${format}"`);
-  const log = stderrLogger();
+  const logger = stderrLogger();
   const ch = await openClickHouse({
     url: values['clickhouse-url'] as string | undefined,
     dataDir: resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR),
@@ -30,12 +30,12 @@ export async function run(argv: string[]): Promise<number> {
   });
   try {
     const schema = await schemaState(ch);
-    if (schema.missing.length) log.warn(`${ch.database} lacks ${schema.missing.join(', ')}: run crawlstream clickhouse migrate to restore them`);
-    else if (schema.version < SCHEMA_VERSION) log.warn(`${ch.database} is at schema version ${schema.version}, this crawlstream expects ${SCHEMA_VERSION}: run crawlstream clickhouse migrate`);
+    if (schema.missing.length) logger.warn(`${ch.database} lacks ${schema.missing.join(', ')}: run crawlstream clickhouse migrate to restore them`);
+    else if (schema.version < SCHEMA_VERSION) logger.warn(`${ch.database} is at schema version ${schema.version}, this crawlstream expects ${SCHEMA_VERSION}: run crawlstream clickhouse migrate`);
     process.stdout.write(await runQuery(ch, sql, format));
     // After the rows, so that it is the last thing a person sees; the exit status tells a script.
     const damage = describeDamage(ch.database, { parts: [...ch.damage] });
-    for (const line of damage) log.warn(line);
+    for (const line of damage) logger.warn(line);
     return damage.length ? EXIT_INCOMPLETE : 0;
   } finally {
     await ch.close();

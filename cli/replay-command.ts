@@ -62,16 +62,16 @@ export async function run(argv: string[]): Promise<number> {
   const id = replayId(values);
   const metrics = metricsOptionsFrom(values);
   const parserModule = values['parser-module'] ? await loadParserModule(values['parser-module'] as string) : undefined;
-  const log = stderrLogger();
+  const logger = stderrLogger();
   // New examples rescore every replayed page; without them a replay on Kafka judges as the crawl did.
-  const focus = focusFrom(values, undefined, log.info);
-  if (focus) log.info(await describeFocus(focus));
-  const served = metrics ? await serveTelemetry(metrics, log) : undefined;
+  const focus = focusFrom(values, undefined, logger.info);
+  if (focus) logger.info(await describeFocus(focus));
+  const served = metrics ? await serveTelemetry(metrics, logger) : undefined;
   const abort = new AbortController();
   process.once('SIGINT', () => abort.abort());
   const onProgress = (p: ReplayProgress) => process.stderr.write(formatProgress(p) + '\n');
   const common = {
-    id, from, processors: processors.length ? processors : ['parse', 'sink'], since, fromOffset, parserModule, focus, log, onProgress, signal: abort.signal,
+    id, from, processors: processors.length ? processors : ['parse', 'sink'], since, fromOffset, parserModule, focus, logger, onProgress, signal: abort.signal,
     clickhouseUrl: values['clickhouse-url'] as string | undefined, telemetry: served?.telemetry,
   };
   let result;

@@ -18,7 +18,7 @@ export async function run(argv: string[]): Promise<number> {
     url: values['clickhouse-url'] as string | undefined,
     dataDir: resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR),
     readOnly: true,
-    log: stderrLogger(),
+    logger: stderrLogger(),
   });
   try {
     const schema = await schemaState(ch);

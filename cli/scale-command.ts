@@ -18,7 +18,7 @@ export async function run(argv: string[]): Promise<number> {
   if (values.brokers) {
     const { scaleKafka } = await import('../engine/scale/kafka-scale.js');
     report = await scaleKafka({ brokers: listOption(values, 'brokers'), prefix: (values['topic-prefix'] as string | undefined) ?? '', partitions: to,
-      topology: crawlTopology(), keysOf: hostsStore, log: stderrLogger(), timeoutMs });
+      topology: crawlTopology(), keysOf: hostsStore, logger: stderrLogger(), timeoutMs });
   } else {
     report = await scaleEmbedded(resolve((values['data-dir'] as string | undefined) ?? DEFAULT_DATA_DIR), to, crawlTopology(), hostsStore, stderrLogger());
   }

@@ -11,7 +11,7 @@ export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, { ...KAFKA_FLAGS, 'wait-idle': { type: 'boolean' }, timeout: { type: 'string' } });
   // --timeout S took whole seconds before durations existed; a bare number still means seconds.
   const timeoutMs = durationOption(values, 'timeout', { ...LIMITS.waitTimeoutMs, plainNumbersIn: 's' });
-  const cluster = await connectCluster({ brokers: brokersOf(values), prefix: values['topic-prefix'] as string | undefined, log: stderrLogger() });
+  const cluster = await connectCluster({ brokers: brokersOf(values), prefix: values['topic-prefix'] as string | undefined, logger: stderrLogger() });
   try {
     const deadline = timeoutMs ? Date.now() + timeoutMs : Infinity;
     if (!values['wait-idle']) {

@@ -12,7 +12,7 @@ export async function run(argv: string[]): Promise<number> {
   if (action !== 'create') throw new UsageError('usage: crawlstream topics create --brokers HOST:PORT [--topic-prefix P] [--partitions N]');
   const { values } = parse(rest, { ...KAFKA_FLAGS, partitions: { type: 'string' } });
   const partitions = intOption(values, 'partitions', LIMITS.kafkaPartitions) ?? DEFAULT_PARTITIONS;
-  const cluster = await connectCluster({ brokers: brokersOf(values), prefix: values['topic-prefix'] as string | undefined, log: stderrLogger() });
+  const cluster = await connectCluster({ brokers: brokersOf(values), prefix: values['topic-prefix'] as string | undefined, logger: stderrLogger() });
   try {
     const created = await createTopics(cluster.admin, plannedTopics(crawlTopology(), cluster.names, partitions));
     // Any topic created anew starts its offsets at 0 again: the topics get a new identity, so that

@@ -39,15 +39,15 @@ export async function run(argv: string[]): Promise<number> {
   const warc = warcOutputFrom({ 'warc-dir': values.out, 'warc-operator': values['warc-operator'] }, 'export')!;
   const id = `warc-${replayId(values)}`;
   const metrics = metricsOptionsFrom(values);
-  const log = stderrLogger();
-  const served = metrics ? await serveTelemetry(metrics, log) : undefined;
+  const logger = stderrLogger();
+  const served = metrics ? await serveTelemetry(metrics, logger) : undefined;
   const abort = new AbortController();
   process.once('SIGINT', () => abort.abort());
   let view: ReplayView<CrawlServices> | undefined;
   let result: ReplayProgress;
   try {
     result = await runCrawlReplay({
-      id, from: 'fetched', processors: ['warc'], since, fromOffset, log, warc, telemetry: served?.telemetry, signal: abort.signal,
+      id, from: 'fetched', processors: ['warc'], since, fromOffset, logger: logger, warc, telemetry: served?.telemetry, signal: abort.signal,
       onProgress: (p) => process.stderr.write(formatProgress(p) + '\n'),
       onStarted: (v) => (view = v),
       ...replaySource(values),

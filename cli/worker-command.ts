@@ -44,13 +44,13 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const log = stderrLogger();
-  const served = metrics ? await serveTelemetry(metrics, log) : undefined;
+  const logger = stderrLogger();
+  const served = metrics ? await serveTelemetry(metrics, logger) : undefined;
   // A promise rejected without a handler must not take the worker down mid-crawl: say it and go on.
-  process.on('unhandledRejection', (err) => log.warn(`unhandled: ${(err as Error)?.stack ?? err}`));
+  process.on('unhandledRejection', (err) => logger.warn(`unhandled: ${(err as Error)?.stack ?? err}`));
   // A worker does not know yet whether a crawl will ask it to render (seed decides): say it now.
   if (!findChromium(values.chromium as string | undefined)) {
-    log.warn('no Chromium found (install Debian\'s chromium package, or give --chromium PATH or CRAWLSTREAM_CHROMIUM): pages a crawl asks to render get fetches rows with the render error browser-unavailable');
+    logger.warn('no Chromium found (install Debian\'s chromium package, or give --chromium PATH or CRAWLSTREAM_CHROMIUM): pages a crawl asks to render get fetches rows with the render error browser-unavailable');
   }
   const stopGraceMs = durationOption(values, 'stop-grace', LIMITS.stopGraceMs) ?? DEFAULT_STOP_GRACE_MS;
   const abort = new AbortController();
@@ -70,14 +70,14 @@ export async function run(argv: string[]): Promise<number> {
     ...renderProcessOptions(values),
     warc,
     telemetry: served?.telemetry,
-    log,
+    logger,
     signal: abort.signal,
   });
   const stopped = new Promise<void>((done) => {
     let signals = 0;
     const onSignal = () => {
       if (++signals > 1) process.exit(130);
-      log.info(`stopping: records in progress get up to ${formatDuration(stopGraceMs)} (--stop-grace) to finish and are committed (Ctrl-C again to quit at once)`);
+      logger.info(`stopping: records in progress get up to ${formatDuration(stopGraceMs)} (--stop-grace) to finish and are committed (Ctrl-C again to quit at once)`);
       abort.abort();
       done();
     };
@@ -88,7 +88,7 @@ export async function run(argv: string[]): Promise<number> {
   // A fatal error (a failed punctuation) stops the worker as it stops an embedded crawl: with an error.
   const fatal = await Promise.race([stopped.then(() => undefined), worker.failed]);
   if (fatal) {
-    log.warn(`stopping: ${fatal.message.split('\n')[0]}`);
+    logger.warn(`stopping: ${fatal.message.split('\n')[0]}`);
     await worker.stop().catch(() => {});
     await served?.close();
     process.exit(1);
@@ -97,7 +97,7 @@ export async function run(argv: string[]): Promise<number> {
   // had not committed is redone by the task's next owner, so nothing is lost.
   const bound = setTimeout(() => {
     const left = worker.unfinished();
-    log.warn(`stopped before everything finished: the stop waited ${formatDuration(stopGraceMs)} (--stop-grace); nothing is lost: ` +
+    logger.warn(`stopped before everything finished: the stop waited ${formatDuration(stopGraceMs)} (--stop-grace); nothing is lost: ` +
       `the work ${left.length ? `${left.join(', ')} had` : 'in flight'} not committed is redone by the next owner of each task (this worker or another)`);
     process.exit(UNFINISHED_STOP_EXIT);
   }, stopGraceMs);

@@ -28,7 +28,7 @@ export interface ClickHouseOptions {
    */
   readOnly?: boolean;
   /** Told what the open found wrong (parts ClickHouse set aside), or that it could not check. */
-  log?: Logger;
+  logger?: Logger;
 }
 
 export interface ClickHouse {
@@ -86,8 +86,8 @@ export async function openClickHouse(opts: ClickHouseOptions): Promise<ClickHous
     await client.close();
     throw err;
   }
-  for (const line of describeDamage(database, damage)) opts.log?.warn(line);
-  if (damage.unknown) opts.log?.info(`cannot check ${location} for damaged parts: ${damage.unknown}`);
+  for (const line of describeDamage(database, damage)) opts.logger?.warn(line);
+  if (damage.unknown) opts.logger?.info(`cannot check ${location} for damaged parts: ${damage.unknown}`);
   return wrap({ engine, location, client, rawInsert }, database, opts.readOnly === true, damage);
 }
 

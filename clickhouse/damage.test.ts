@@ -50,16 +50,16 @@ test('should put the missing rows at the top of the report', { timeout: 120_000 
 });
 
 test('should list the damaged part when the store opens and warn the caller\'s logger', { timeout: 120_000 }, async () => {
-  const log = collectingLog();
-  const ch = await openClickHouse({ dataDir: dir, log });
+  const logger = collectingLog();
+  const ch = await openClickHouse({ dataDir: dir, logger });
   try {
     assert.equal(ch.damageUnknown, undefined);
     assert.equal(ch.damage.length, 1);
     const [part] = ch.damage;
     assert.deepEqual({ table: part.table, part: part.part, reason: part.reason, rows: part.rows }, { table: 'fetches', part: damaged.name, reason: 'broken-on-start', rows: 50 });
     assert.ok(part.path?.includes('detached'), part.path);
-    assert.equal(log.warnings.length, 2, log.warnings.join('\n'));
-    assert.match(log.warnings[0], /its 50 rows are missing from every query/);
+    assert.equal(logger.warnings.length, 2, logger.warnings.join('\n'));
+    assert.match(logger.warnings[0], /its 50 rows are missing from every query/);
     const [{ n }] = await ch.query<{ n: string }>('SELECT count() AS n FROM fetches');
     assert.equal(n, '10', 'what the warning is about: the count is short and ClickHouse raises no error');
   } finally {

@@ -21,7 +21,7 @@ export interface RowSink<Row extends Record<string, unknown> = Record<string, un
 }
 
 export interface RowSinks {
-  open(table: UserTable, task: { processorName: string; logId: string; log: Logger }): RowSink;
+  open(table: UserTable, task: { processorName: string; logId: string; logger: Logger }): RowSink;
 }
 
 export function rowSinks(connect: () => Promise<ClickHouse>, trouble?: SinkWriterOptions['trouble']): RowSinks {
@@ -38,7 +38,7 @@ export function rowSinks(connect: () => Promise<ClickHouse>, trouble?: SinkWrite
         await done;
         return ch;
       };
-      const writer = new SinkWriter({ connect: ready, sinkId: `${task.processorName}:${task.logId}`, tables: [table.name], log: task.log, trouble });
+      const writer = new SinkWriter({ connect: ready, sinkId: `${task.processorName}:${task.logId}`, tables: [table.name], logger: task.logger, trouble });
       return {
         write: (source, rows) => writer.write(source, rows.map((row) => ({ table: table.name, row: { ...row }, bytes: JSON.stringify(row).length }))),
         get pending() {

@@ -331,7 +331,7 @@ export interface MigrateResult {
  * at every start and from several processes at once (every statement is idempotent and
  * schema_migrations collapses repeated entries). Says what it restored through `log`.
  */
-export async function migrate(ch: ClickHouse, opts: { log?: Logger; migrations?: readonly Migration[] } = {}): Promise<MigrateResult> {
+export async function migrate(ch: ClickHouse, opts: { logger?: Logger; migrations?: readonly Migration[] } = {}): Promise<MigrateResult> {
   const migrations = [...(opts.migrations ?? MIGRATIONS)].sort((a, b) => a.version - b.version);
   await ch.command(MIGRATIONS_TABLE);
   const done = new Set((await appliedMigrations(ch)).map((m) => m.version));
@@ -344,7 +344,7 @@ export async function migrate(ch: ClickHouse, opts: { log?: Logger; migrations?:
     if (t.since > reached || before.has(t.name)) continue;
     await ch.command(t.create());
     restored.push(t.name);
-    opts.log?.warn(`ClickHouse table ${ch.database}.${t.name} was missing and has been created again, empty: the rows it held are lost`);
+    opts.logger?.warn(`ClickHouse table ${ch.database}.${t.name} was missing and has been created again, empty: the rows it held are lost`);
   }
   const applied: number[] = [];
   for (const m of migrations) {
@@ -360,7 +360,7 @@ export async function migrate(ch: ClickHouse, opts: { log?: Logger; migrations?:
     await ch.command(v.create(ch.database));
     if (v.since <= reached) {
       restored.push(v.name);
-      opts.log?.info(`ClickHouse view ${ch.database}.${v.name} was missing and has been created again`);
+      opts.logger?.info(`ClickHouse view ${ch.database}.${v.name} was missing and has been created again`);
     }
   }
   return { applied, restored, version: Math.max(reached, ...applied) };

@@ -18,8 +18,8 @@ test('should hold every row exactly once when the server is killed and restarted
   try {
     const ch = await openClickHouse({ url: server.url, database: 'kill_test' });
     await migrate(ch);
-    const log = collectingLog();
-    const writer = testWriter(ch, { log, maxRows: 1000, maxDelayMs: 30, maxBackoffMs: 200 });
+    const logger = collectingLog();
+    const writer = testWriter(ch, { logger, maxRows: 1000, maxDelayMs: 30, maxBackoffMs: 200 });
     const records = recordStream(40_000);
     let kills = 0;
     const chaos = (async () => {
@@ -37,7 +37,7 @@ test('should hold every row exactly once when the server is killed and restarted
     assert.equal(result.crashed, false);
     assert.equal(kills, 2);
     assert.ok(writer.stats.failures > 0, 'inserts failed while the server was down');
-    assert.ok(log.warnings.length >= 1 && log.warnings.length <= 2, log.warnings.join('\n'));
+    assert.ok(logger.warnings.length >= 1 && logger.warnings.length <= 2, logger.warnings.join('\n'));
     const { duplicates, missing, extra } = compareKeys(await physicalRowKeys(ch), expectedRowKeys(records));
     assert.deepEqual({ duplicates: duplicates.slice(0, 3), missing: missing.slice(0, 3), extra: extra.slice(0, 3) }, { duplicates: [], missing: [], extra: [] });
     await ch.close();

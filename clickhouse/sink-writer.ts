@@ -28,7 +28,7 @@ export interface SinkWriterOptions {
   sinkId: string;
   /** Tables this writer inserts into, in flush order (default: the crawl's own). */
   tables?: readonly string[];
-  log: Logger;
+  logger: Logger;
   /** A batch is flushed at this many rows… */
   maxRows?: number;
   /** …or this many (estimated) bytes… */
@@ -274,7 +274,7 @@ export class SinkWriter {
         await this.insertBatch(ch, batch, version, sunkAt);
         ended();
         this.opts.trouble.working();
-        if (failures > 0) this.opts.log.info(`ClickHouse sink ${this.opts.sinkId}: writing again after ${failures} failed attempt(s)`);
+        if (failures > 0) this.opts.logger.info(`ClickHouse sink ${this.opts.sinkId}: writing again after ${failures} failed attempt(s)`);
         return true;
       } catch (err) {
         ended();
@@ -284,7 +284,7 @@ export class SinkWriter {
         this.stats.failures++;
         failures++;
         if (failures === 1) {
-          this.opts.log.warn(`ClickHouse sink ${this.opts.sinkId}: write failed, retrying with backoff until it succeeds: ${(err as Error).message}`);
+          this.opts.logger.warn(`ClickHouse sink ${this.opts.sinkId}: write failed, retrying with backoff until it succeeds: ${(err as Error).message}`);
         }
         await this.sleep(Math.min(this.opts.maxBackoffMs, this.opts.minBackoffMs * 2 ** Math.min(failures - 1, 20)));
       }

@@ -42,7 +42,7 @@ async function measure(options: ClickHouseOptions, partitions: ReturnType<typeof
   try {
     await migrate(ch);
     const quiet = { info: () => {}, warn: (m: string) => process.stderr.write(`${m}\n`) };
-    const writers = partitions.map(() => new SinkWriter({ connect: async () => ch, sinkId: 'bench', log: quiet }));
+    const writers = partitions.map(() => new SinkWriter({ connect: async () => ch, sinkId: 'bench', logger: quiet }));
     // Rows are built inside the timed part: turning records into rows is part of the sink's cost.
     const started = performance.now();
     const cpu0 = process.cpuUsage();

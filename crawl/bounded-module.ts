@@ -49,6 +49,13 @@ export function boundedDefinition(def: AnyProcessorDefinition<CrawlServices>, fi
       // Only what the module has: the engine treats a present method as work to do.
       if (inner.punctuate) outer.punctuate = (now, ctx) => inner.punctuate!(now, ctx);
       if (inner.hasPendingWork) outer.hasPendingWork = () => inner.hasPendingWork!();
+      if (inner.recordFailed) {
+        outer.recordFailed = (record, ctx) => {
+          const pending = inner.recordFailed!(record, ctx);
+          if (!pending || typeof (pending as Promise<void>).then !== 'function') return pending;
+          return within(pending, timeoutMs, waitingOnRows, () => `${def.name}: recordFailed did not finish within ${bound}`);
+        };
+      }
       if (inner.abandon) outer.abandon = () => inner.abandon!();
       if (inner.close) outer.close = () => inner.close!();
       return outer;

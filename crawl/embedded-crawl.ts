@@ -35,7 +35,7 @@ export interface EmbeddedCrawlOptions {
   /** Process-level rendering options (--chromium, --render-concurrency). */
   chromiumPath?: string;
   renderConcurrency?: number;
-  log: Logger;
+  logger: Logger;
   /** Called about every `progressEveryMs` while the crawl runs. */
   onProgress?: (stats: CrawlStats) => void;
   progressEveryMs?: number;
@@ -82,19 +82,19 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
   }
   if (options.resetState) {
     const aside = await setAsideLogAndState(options.dataDir);
-    options.log.info(aside
+    options.logger.info(aside
       ? `--reset-state: the old log and state are now in ${aside}; a new log starts from the seeds; ClickHouse is not touched`
       : `--reset-state: ${options.dataDir} held no log or state to set aside`);
   }
   const started = performance.now();
   const budget = new CrawlBudget(options.config.maxPages);
   const focus = await openFocus(options.config);
-  const journal = new CrawlJournal(options.log.warn, options.telemetry);
+  const journal = new CrawlJournal(options.logger.warn, options.telemetry);
   const open = openCrawlServices({
     focus,
     config: options.config, clickhouseUrl: options.clickhouseUrl, dataDir: options.dataDir, parserModule: options.parserModule, budget,
     parseTimeoutMs: options.moduleTimeoutMs,
-    chromiumPath: options.chromiumPath, renderConcurrency: options.renderConcurrency, log: options.log.warn,
+    chromiumPath: options.chromiumPath, renderConcurrency: options.renderConcurrency, warn: options.logger.warn,
     observer: journal, warc: options.warc,
   });
   let runtime: EmbeddedRuntime<CrawlServices> | undefined;
@@ -106,7 +106,7 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
       topology: crawlTopology(extraProcessors(options.warc, options.processorModules)),
       services: open.services,
       partitions: options.partitions,
-      log: options.log,
+      logger: options.logger,
       onCommitted: options.telemetry?.onCommitted,
     });
     const rt = runtime;
@@ -115,12 +115,12 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
     // create the tables now, not at the sink's first flush, so that a crawl stopped or killed in its
     // first seconds can still be queried. A stop asked for meanwhile does not wait for either.
     const ready = await untilAborted((async () => {
-      await migrate(await open.services.clickhouse(), { log: options.log });
+      await migrate(await open.services.clickhouse(), { logger: options.logger });
       await rt.start();
     })(), options.signal);
     if (ready) {
       const seeds = seedRecords(options.seeds, Date.now());
-      for (const bad of seeds.invalid) options.log.warn(`seed ${JSON.stringify(bad)} is not a URL; skipped`);
+      for (const bad of seeds.invalid) options.logger.warn(`seed ${JSON.stringify(bad)} is not a URL; skipped`);
       for (const { host, value } of seeds.records) await runtime.produce('discovered-urls', host, value);
       if (options.onProgress) timer = setInterval(() => options.onProgress!(crawlStats(rt)), options.progressEveryMs ?? 2000);
       // A recrawling crawl never drains: it runs until stopped (Ctrl-C, SIGTERM, --run-for).
@@ -139,7 +139,7 @@ export async function runEmbeddedCrawl(options: EmbeddedCrawlOptions): Promise<C
     };
   } catch (err) {
     // The error that ended the crawl is the one to tell; a stop that fails after it must not replace it.
-    await runtime?.stop({ graceMs: options.stopGraceMs }).catch((stopErr: Error) => options.log.warn(`while stopping: ${stopErr.message}`));
+    await runtime?.stop({ graceMs: options.stopGraceMs }).catch((stopErr: Error) => options.logger.warn(`while stopping: ${stopErr.message}`));
     throw err;
   } finally {
     if (timer) clearInterval(timer);

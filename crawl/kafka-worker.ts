@@ -26,7 +26,7 @@ export interface WorkerOptions {
   /** --proxy URL; '' reads the proxy environment variables. */
   proxy?: string;
   dataDir: string;
-  log: Logger;
+  logger: Logger;
   parserModule?: ParserModule;
   /** --module-timeout: how long one page's parse may take. */
   moduleTimeoutMs?: number;
@@ -71,24 +71,24 @@ export class KafkaWorker {
   }
 
   async start(): Promise<void> {
-    const { log } = this.o;
-    const cluster = (this.cluster = await connectCluster({ brokers: this.o.brokers, prefix: this.o.prefix, clientId: `crawlstream-worker-${process.pid}`, log }));
+    const { logger } = this.o;
+    const cluster = (this.cluster = await connectCluster({ brokers: this.o.brokers, prefix: this.o.prefix, clientId: `crawlstream-worker-${process.pid}`, logger }));
     const topology = crawlTopology(extraProcessors(this.o.warc, this.o.processorModules));
     const nodes = selectProcessors(topology, this.o.processors);
     if (nodes.some((n) => n.name === 'sink') && !this.o.clickhouseUrl) {
       throw new Error('the sink processor needs --clickhouse-url (or leave it out with --processors)');
     }
-    const state = await awaitClusterState<Partial<CrawlConfig>>(cluster, log, this.o.signal);
+    const state = await awaitClusterState<Partial<CrawlConfig>>(cluster, logger, this.o.signal);
     const config = { ...defaultCrawlConfig(state.options), allowNetworks: this.o.allowNetworks, proxy: this.o.proxy ?? '' };
     const open = openCrawlServices({
       focus: await openFocus(config),
       config, clickhouseUrl: this.o.clickhouseUrl, parserModule: this.o.parserModule, parseTimeoutMs: this.o.moduleTimeoutMs, control: this.control,
-      chromiumPath: this.o.chromiumPath, renderConcurrency: this.o.renderConcurrency, log: log.warn, observer: new CrawlJournal(log.warn, this.o.telemetry), warc: this.o.warc,
+      chromiumPath: this.o.chromiumPath, renderConcurrency: this.o.renderConcurrency, warn: logger.warn, observer: new CrawlJournal(logger.warn, this.o.telemetry), warc: this.o.warc,
     });
     this.closers.push(() => open.close());
     this.runtime = new KafkaRuntime({
       cluster, topology, services: open.services, control: this.control, registryUrl: this.o.registryUrl, processors: this.o.processors,
-      dataDir: this.o.dataDir, log, sessionTimeoutMs: this.o.sessionTimeoutMs,
+      dataDir: this.o.dataDir, logger, sessionTimeoutMs: this.o.sessionTimeoutMs,
       commitIntervalMs: this.o.commitIntervalMs, handoverGraceMs: this.o.handoverGraceMs, onCommitted: this.o.telemetry?.onCommitted,
       // A task moving to another worker lets its requests on the wire be answered and recorded: cut
       // off, they would be sent again by the next owner and the server would see them twice.
@@ -100,7 +100,7 @@ export class KafkaWorker {
 
   /** Lag is the topics' ends (asked for every few seconds, never at a scrape) minus each task's progress. */
   private watchLag(telemetry: CrawlTelemetry, cluster: Cluster, runtime: KafkaRuntime<CrawlServices>, topics: string[]): void {
-    const poll = () => void topicEnds(cluster, topics).then((ends) => (this.ends = ends), (err: Error) => this.o.log.warn(`metrics: reading the topics' ends failed (lag is stale): ${err.message}`));
+    const poll = () => void topicEnds(cluster, topics).then((ends) => (this.ends = ends), (err: Error) => this.o.logger.warn(`metrics: reading the topics' ends failed (lag is stale): ${err.message}`));
     poll();
     this.lagTimer = setInterval(poll, LAG_POLL_MS);
     telemetry.watch(() => ({
@@ -121,7 +121,7 @@ export class KafkaWorker {
     clearInterval(this.lagTimer);
     await this.runtime?.stop();
     // The broker's cost is mostly requests: the benchmark divides these by pages.
-    if (this.cluster) this.o.log.info(`kafka requests: ${JSON.stringify(this.cluster.requests.totals())}`);
+    if (this.cluster) this.o.logger.info(`kafka requests: ${JSON.stringify(this.cluster.requests.totals())}`);
     for (const close of this.closers) await close().catch(() => {});
     await this.cluster?.close().catch(() => {});
   }

@@ -61,7 +61,7 @@ export function openCrawlServices(o: {
   /** Process-level rendering options: --chromium PATH, --render-concurrency N. */
   chromiumPath?: string;
   renderConcurrency?: number;
-  log?: (line: string) => void;
+  warn?: (line: string) => void;
   observer?: CrawlObserver;
   warc?: WarcOutput;
   /** openFocus's: a focused crawl's scorer and gate. */
@@ -82,7 +82,7 @@ export function openCrawlServices(o: {
   if (o.config.render !== 'never') {
     services.renderer = new Renderer({
       chromiumPath: o.chromiumPath, concurrency: o.renderConcurrency, userAgent: o.config.userAgent,
-      timeoutMs: Math.min(30_000, o.config.fetchTimeoutMs), log: o.log,
+      timeoutMs: Math.min(30_000, o.config.fetchTimeoutMs), warn: o.warn,
     });
   }
   return {

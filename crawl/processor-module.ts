@@ -4,7 +4,7 @@
 //
 //   export default ({ defineProcessor, topics, bodyText }) => ({
 //     tables: [{ name: 'meta_descriptions', columns: { url: 'String', description: 'String' }, orderBy: ['url'] }],
-//     processor: defineProcessor({ name: 'meta-description', inputs: [topics.fetched], outputs: [], stores: [], ... ,
+//     processor: defineProcessor({ name: 'meta-description', kind: 'sink', inputs: [topics.fetched], outputs: [], stores: [], ... ,
 //       create: ({ rows }) => { ... rows.open(table, ctx).write(record, [{ url, description }]) ... } }),
 //   });
 //

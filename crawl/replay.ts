@@ -27,7 +27,7 @@ export interface CrawlReplayOptions {
   /** Judge the replayed pages with this focus (new examples: every page rescored) instead of the crawl's. */
   focus?: FocusSpec;
   clickhouseUrl?: string;
-  log: Logger;
+  logger: Logger;
   onProgress?: (p: ReplayProgress) => void;
   signal?: AbortSignal;
   /** Embedded: the crawl's data directory. */
@@ -45,7 +45,7 @@ export interface CrawlReplayOptions {
 export async function runCrawlReplay(o: CrawlReplayOptions): Promise<ReplayProgress> {
   const plan = planReplay(crawlTopology(extraProcessors(o.warc)), { id: o.id, from: o.from, processors: o.processors });
   if (o.kafka && plan.topology.processors.some((p) => p.name === 'sink') && !o.clickhouseUrl) throw new Error('replaying the sink needs --clickhouse-url');
-  const stored = o.kafka ? await kafkaCrawlConfig(o.kafka, o.log) : defaultCrawlConfig();
+  const stored = o.kafka ? await kafkaCrawlConfig(o.kafka, o.logger) : defaultCrawlConfig();
   const config = o.focus ? { ...stored, focus: o.focus } : stored;
   // A replay fetches nothing; the HTTP client is there because the services have one, and opens no socket.
   const open = openCrawlServices({
@@ -56,11 +56,11 @@ export async function runCrawlReplay(o: CrawlReplayOptions): Promise<ReplayProgr
   try {
     if (plan.topology.processors.some((p) => p.name === 'sink')) {
       const ch = await services.clickhouse();
-      if (!config.focus && plan.topology.processors.some((p) => p.name === 'parse')) await warnUnfocused(ch, o.log);
+      if (!config.focus && plan.topology.processors.some((p) => p.name === 'parse')) await warnUnfocused(ch, o.logger);
     }
     const telemetry = o.telemetry;
     const common = {
-      plan, services, since: o.since, fromOffset: o.fromOffset, log: o.log, onProgress: o.onProgress, signal: o.signal,
+      plan, services, since: o.since, fromOffset: o.fromOffset, logger: o.logger, onProgress: o.onProgress, signal: o.signal,
       onCommitted: telemetry?.onCommitted,
       onStarted: (view: ReplayView<CrawlServices>) => {
         telemetry?.watch(() => ({ tasks: view.tasks(), lag: lagEntries(view.lag()) }));
@@ -79,17 +79,17 @@ export async function runCrawlReplay(o: CrawlReplayOptions): Promise<ReplayProgr
 }
 
 /** Replaying a focused crawl's pages without its examples writes them unjudged: say so before it does. */
-async function warnUnfocused(ch: ClickHouse, log: Logger): Promise<void> {
+async function warnUnfocused(ch: ClickHouse, logger: Logger): Promise<void> {
   // A database from before focused crawls (schema 4, not migrated until the sink starts) has no
   // relevance column, and nothing judged: the question then has no answer worth failing a replay for.
   const judged = await ch.query<{ n: number | string }>('SELECT count() AS n FROM (SELECT 1 FROM parsed_pages WHERE relevance >= 0 LIMIT 1) AS any_judged').catch(() => []);
   if (Number(judged[0]?.n ?? 0) > 0) {
-    log.warn('these pages were judged by a focused crawl; this replay has no --focus-examples or --focus-module, so the rows it writes are unjudged (relevance -1): give the examples again to keep the judgement, or new ones to change it');
+    logger.warn('these pages were judged by a focused crawl; this replay has no --focus-examples or --focus-module, so the rows it writes are unjudged (relevance -1): give the examples again to keep the judgement, or new ones to change it');
   }
 }
 
-async function kafkaCrawlConfig(k: { brokers: string[]; prefix: string }, log: Logger): Promise<CrawlConfig> {
-  const cluster = await connectCluster({ brokers: k.brokers, prefix: k.prefix, log });
+async function kafkaCrawlConfig(k: { brokers: string[]; prefix: string }, logger: Logger): Promise<CrawlConfig> {
+  const cluster = await connectCluster({ brokers: k.brokers, prefix: k.prefix, logger: logger });
   try {
     return defaultCrawlConfig((await readClusterState<Partial<CrawlConfig>>(cluster))?.options ?? {});
   } finally {

@@ -25,8 +25,8 @@ export interface TaskView {
 export class CrawlTelemetry implements CrawlObserver {
   readonly metrics: CrawlMetrics;
 
-  constructor(log: Logger) {
-    this.metrics = new CrawlMetrics({ log });
+  constructor(logger: Logger) {
+    this.metrics = new CrawlMetrics({ logger });
   }
 
   fetchDone(f: FetchDone): void {
@@ -79,16 +79,16 @@ export interface ServedTelemetry {
   close(signal?: AbortSignal): Promise<void>;
 }
 
-export async function serveTelemetry(o: MetricsOptions, log: Logger): Promise<ServedTelemetry> {
-  const telemetry = new CrawlTelemetry(log);
-  const server = await serveMetrics(telemetry.metrics, { port: o.port, host: o.host, log });
-  log.info(`metrics at ${server.url}`);
+export async function serveTelemetry(o: MetricsOptions, logger: Logger): Promise<ServedTelemetry> {
+  const telemetry = new CrawlTelemetry(logger);
+  const server = await serveMetrics(telemetry.metrics, { port: o.port, host: o.host, logger });
+  logger.info(`metrics at ${server.url}`);
   return {
     telemetry,
     server,
     async close(signal?: AbortSignal) {
       if (o.lingerMs && !signal?.aborted) {
-        log.info(`metrics: still serving the final values at ${server.url} for ${Math.round(o.lingerMs / 1000)} s (--metrics-linger; Ctrl-C ends it)`);
+        logger.info(`metrics: still serving the final values at ${server.url} for ${Math.round(o.lingerMs / 1000)} s (--metrics-linger; Ctrl-C ends it)`);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, o.lingerMs);
           signal?.addEventListener('abort', () => {

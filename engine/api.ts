@@ -13,7 +13,11 @@ import type { KeyValueStore, StoreSpec } from './stores/key-value-store.js';
 export type { KeyValueStore, StoreSpec, KeyCodec, ValueCodec } from './stores/key-value-store.js';
 export { defineStore } from './stores/key-value-store.js';
 export { stringKey, avroValues, jsonValues, emptyValue } from './stores/codecs.js';
-export { TopologyBuilder, describeTopology, type Topology, type ProcessorNode } from './topology.js';
+export { TopologyBuilder, describeTopology, isSink, type Topology, type ProcessorNode } from './topology.js';
+export {
+  topologyDescription, renderDescription, renderProcessorTable,
+  type TopologyDescription, type ProcessorDescription, type TopicDescription, type StoreDescription,
+} from './topology-description.js';
 export { defineTopic, type TopicSpec, type AnyTopic, type TopicValues } from './topic.js';
 import type { AnyTopic, TopicValues } from './topic.js';
 
@@ -58,7 +62,7 @@ export interface ProcessorContext<Out> {
    */
   readonly logId: string;
   readonly metrics: Metrics;
-  readonly log: Logger;
+  readonly logger: Logger;
   /** Runtime clock in epoch milliseconds (a manual clock under the test driver). */
   now(): number;
   /**
@@ -79,6 +83,16 @@ export interface Processor<In, Out> {
    * what it forwards is committed with exactly that record.
    */
   process(record: RecordOf<In>, ctx: ProcessorContext<Out>): void | Promise<void>;
+  /**
+   * `process` threw (or its promise rejected). The engine has already undone the record's store
+   * writes and dropped what it forwarded; the record goes to dead-letters. The engine does NOT undo
+   * in-memory state: a processor that keeps any (copies of store entries, counts over them, caches,
+   * timers) puts it back here, by reloading it from its stores, which now hold what they held before
+   * the record. A processor without this hook must keep nothing in memory that a record can change
+   * other than through its stores. What is written or forwarded here commits with the dead letter
+   * (e.g. "count this report as received"); if this throws too, that is undone and the dead letter says so.
+   */
+  recordFailed?(record: RecordOf<In>, ctx: ProcessorContext<Out>): void | Promise<void>;
   /** Every `punctuateEveryMs` of runtime clock: timers. */
   punctuate?(now: number, ctx: ProcessorContext<Out>): void | Promise<void>;
   /** True while the processor holds work that no input record will trigger (timers, queues). */
@@ -96,6 +110,12 @@ export interface Processor<In, Out> {
 export interface ProcessorDefinition<Ins extends readonly AnyTopic[], Outs extends readonly AnyTopic[], S> {
   readonly name: string;
   readonly description: string;
+  /**
+   * 'sink': the processor ends the dataflow (writes to a database or files, forwards nothing) and
+   * declares no outputs; a stop lets sinks read to the end of what the others committed. Absent:
+   * 'transform', which must declare at least one output. The topology refuses either mismatch.
+   */
+  readonly kind?: ProcessorKind;
   readonly inputs: Ins;
   readonly outputs: Outs;
   readonly stores: readonly StoreSpec<any, any>[];
@@ -111,6 +131,8 @@ export interface ProcessorDefinition<Ins extends readonly AnyTopic[], Outs exten
   /** One instance per task, from the services the application gives the runtime. */
   readonly create: (services: S) => Processor<TopicValues<Ins>, TopicValues<Outs>>;
 }
+
+export type ProcessorKind = 'transform' | 'sink';
 
 export type AnyProcessorDefinition<S = any> = ProcessorDefinition<readonly AnyTopic[], readonly AnyTopic[], S>;
 

@@ -3,6 +3,7 @@
 import type { AnyProcessorDefinition } from './api.js';
 import type { AnyTopic, TopicSpec } from './topic.js';
 import { DEAD_LETTERS, deadLettersTopic } from './dead-letters.js';
+import { renderDescription, topologyDescription } from './topology-description.js';
 
 /** A processor as placed in a topology: its definition and the physical topics it reads and writes. */
 export interface ProcessorNode<S = any> {
@@ -46,6 +47,13 @@ export class TopologyBuilder<S = object, Topics = { [DEAD_LETTERS]: typeof deadL
   processor(def: AnyProcessorDefinition<S>, placement: Placement = {}): this {
     if (this.nodes.some((p) => p.name === def.name)) throw new Error(`processor ${def.name} declared twice`);
     if (def.inputs.length === 0) throw new Error(`processor ${def.name} reads no topic`);
+    if (def.kind !== undefined && def.kind !== 'sink' && def.kind !== 'transform') throw new Error(`processor ${def.name}: kind ${JSON.stringify(def.kind)} is neither 'transform' nor 'sink'`);
+    if (def.kind === 'sink' && def.outputs.length) {
+      throw new Error(`processor ${def.name} is declared a sink but has outputs (${def.outputs.map((o) => o.name).join(', ')}): a sink forwards nothing`);
+    }
+    if (def.kind !== 'sink' && def.outputs.length === 0) {
+      throw new Error(`processor ${def.name} has no outputs: declare it kind: 'sink' if it ends the dataflow (writes a database or files), or give it outputs`);
+    }
     if (def.concurrency && def.stores.length) {
       // Concurrent records would interleave their store writes; a commit could then hold state
       // that belongs to a record still in progress.
@@ -84,6 +92,11 @@ export class TopologyBuilder<S = object, Topics = { [DEAD_LETTERS]: typeof deadL
   }
 }
 
+/** A processor that ends the dataflow (declared `kind: 'sink'`): it forwards nothing. */
+export function isSink(node: ProcessorNode): boolean {
+  return node.definition.kind === 'sink';
+}
+
 /** The processors a worker runs: all, or a chosen subset (`--processors a,b`), in topology order. */
 export function selectProcessors<S>(topology: Topology<S, any>, names?: readonly string[]): ProcessorNode<S>[] {
   if (!names || names.length === 0) return [...topology.processors];
@@ -95,24 +108,5 @@ export function selectProcessors<S>(topology: Topology<S, any>, names?: readonly
 
 /** The topology in words, from its declarations, as Kafka Streams' Topology.describe(). */
 export function describeTopology(topology: Topology<any, any>): string {
-  const lines = ['Topics:'];
-  const retention = (t: AnyTopic) => (t.retention === 'until-consumed' ? 'until consumed' : `kept ${Math.round(t.retention.ms / 3_600_000)} h`);
-  const schemaName = (t: AnyTopic) => (typeof t.schema === 'object' && t.schema && 'name' in t.schema ? String(t.schema.name) : 'schema');
-  for (const t of topology.topics.values()) {
-    lines.push(`  ${t.name}${t.internal ? ' (internal)' : ''}`);
-    lines.push(`    value ${schemaName(t)} (Avro), key: ${t.key}, ${retention(t)}, records up to ${Math.round(t.maxRecordBytes / 1024)} KiB`);
-    lines.push(`    ${t.description}`);
-  }
-  lines.push('', 'Processors:');
-  for (const p of topology.processors) {
-    const d = p.definition;
-    const mode = d.concurrency ? `concurrent (${d.concurrency.maxInFlight} in flight${d.concurrency.perKeyOrder ? ', in order per key' : ''})` : 'sequential';
-    lines.push(`  ${p.name}: ${p.inputs.join(', ')} → ${p.outputs.join(', ')}`);
-    lines.push(`    ${d.description}`);
-    lines.push(`    ${mode}${d.punctuateEveryMs ? `, timers every ${d.punctuateEveryMs} ms` : ''}`);
-    for (const s of d.stores) lines.push(`    store ${s.name}: ${s.description}`);
-    if (p.discarded.size) lines.push(`    discards ${[...p.discarded].join(', ')}`);
-    lines.push(`    delivery: ${d.delivery}`);
-  }
-  return lines.join('\n');
+  return renderDescription(topologyDescription(topology));
 }

@@ -73,7 +73,7 @@ describe('CrawlMetrics', () => {
 
   it('should keep serving when the gauge source throws, counting and logging it', async () => {
     const warnings: string[] = [];
-    const m = new CrawlMetrics({ defaultMetrics: false, log: { warn: (w) => warnings.push(w) } });
+    const m = new CrawlMetrics({ defaultMetrics: false, logger: { warn: (w) => warnings.push(w) } });
     let fail = false;
     m.setGaugeSource(() => {
       if (fail) throw new Error('frontier store closed');

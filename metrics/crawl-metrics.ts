@@ -32,7 +32,7 @@ export type GaugeSource = () => GaugeSnapshot;
 export interface CrawlMetricsOptions {
   /** Process metrics (CPU, memory, event loop lag, GC) with the crawlstream_ prefix; default true. */
   defaultMetrics?: boolean;
-  log?: { warn(message: string): void };
+  logger?: { warn(message: string): void };
 }
 
 /** Label values are bounded: anything but a short word becomes 'other', so no input can mint series. */
@@ -61,7 +61,7 @@ export class CrawlMetrics {
   readonly registry = new Registry();
   private source: GaugeSource | undefined;
   private sourceFailures = 0;
-  private readonly log: CrawlMetricsOptions['log'];
+  private readonly logger: CrawlMetricsOptions['logger'];
 
   private readonly fetches = new Counter({
     name: `${PREFIX}fetches_total`, help: 'Fetches finished, by kind and outcome (status class, truncated, or error kind).',
@@ -96,7 +96,7 @@ export class CrawlMetrics {
   });
 
   constructor(options: CrawlMetricsOptions = {}) {
-    this.log = options.log;
+    this.logger = options.logger;
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
   }
 
@@ -158,7 +158,7 @@ export class CrawlMetrics {
       this.sourceErrors.inc();
       // The first failure and then every 100th: a broken source must be heard, not flood the log.
       if (this.sourceFailures++ % 100 === 0) {
-        this.log?.warn(`metrics: the gauge source threw (${this.sourceFailures} times so far), serving the last values: ${(err as Error)?.message ?? err}`);
+        this.logger?.warn(`metrics: the gauge source threw (${this.sourceFailures} times so far), serving the last values: ${(err as Error)?.message ?? err}`);
       }
       return;
     }

@@ -8,7 +8,7 @@ export interface MetricsServerOptions {
   /** 0 picks a free port (tests). */
   port: number;
   host?: string;
-  log?: { warn(message: string): void };
+  logger?: { warn(message: string): void };
 }
 
 export interface MetricsServer {
@@ -40,7 +40,7 @@ export async function serveMetrics(metrics: CrawlMetrics, options: MetricsServer
         res.end(req.method === 'HEAD' ? undefined : text);
       },
       (err: Error) => {
-        options.log?.warn(`metrics: collecting for a scrape failed: ${err?.message ?? err}`);
+        options.logger?.warn(`metrics: collecting for a scrape failed: ${err?.message ?? err}`);
         res.writeHead(500, { 'content-type': 'text/plain' }).end(`collecting metrics failed: ${err?.message ?? err}\n`);
       },
     );
@@ -59,7 +59,7 @@ export async function serveMetrics(metrics: CrawlMetrics, options: MetricsServer
       resolve();
     });
   });
-  server.on('error', (err) => options.log?.warn(`metrics: server error: ${err.message}`));
+  server.on('error', (err) => options.logger?.warn(`metrics: server error: ${err.message}`));
   const { port } = server.address() as AddressInfo;
   const shown = host.includes(':') ? `[${host}]` : host;
   return {

@@ -169,6 +169,11 @@ export class RobotsGate {
     };
   }
 
+  /** Drops the host's parsed rules: its stored robots.txt may have changed under them (a failed record undone). */
+  forget(host: string): void {
+    this.policies.delete(host);
+  }
+
   private policy(host: string, s: RobotsState): RobotsPolicy {
     if (s.status === 'allow-all') return ALLOW_ALL;
     if (s.status !== 'rules') return DISALLOW_ALL;

@@ -156,7 +156,7 @@ class PageSession {
     const navigation = page.goto(this.url, { waitUntil: 'commit', timeout: 0 }).then(async () => {
       await loadEvent;
       loaded = true;
-      await this.settled();
+      await this.networkQuiet();
       return 'settled' as const;
     });
     navigation.catch(() => {});
@@ -279,7 +279,7 @@ class PageSession {
   }
 
   /** Resolves once no request has been in flight for settleMs. */
-  private settled(): Promise<void> {
+  private networkQuiet(): Promise<void> {
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       this.onInflightChange = () => {

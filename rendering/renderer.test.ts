@@ -64,7 +64,7 @@ before(async () => {
   if (skip) return;
   site = await startHttpServer('127.0.0.1', handler(siteLog));
   other = await startHttpServer('127.0.0.2', handler(otherLog));
-  renderer = new Renderer({ chromiumPath, concurrency: 2, timeoutMs: 30_000, log: (l) => logLines.push(l) });
+  renderer = new Renderer({ chromiumPath, concurrency: 2, timeoutMs: 30_000, warn: (l) => logLines.push(l) });
 });
 
 after(async () => {
@@ -212,7 +212,7 @@ test('should render several pages at once, each with its own result', { skip }, 
 });
 
 test('should cut a rendered DOM over maxHtmlBytes and say so', { skip }, async () => {
-  const small = new Renderer({ chromiumPath, maxHtmlBytes: 2000, log: () => {} });
+  const small = new Renderer({ chromiumPath, maxHtmlBytes: 2000, warn: () => {} });
   try {
     const r = await small.render(site.url('/big'), `<script>document.write('<p>${'x'.repeat(100)}</p>'.repeat(100))</script>`, crawlerFetch([]));
     assert.match(r.error, /^too-large: /);
@@ -223,7 +223,7 @@ test('should cut a rendered DOM over maxHtmlBytes and say so', { skip }, async (
 });
 
 test('should relaunch a browser that crashed', { skip }, async () => {
-  const own = new Renderer({ chromiumPath, log: () => {} });
+  const own = new Renderer({ chromiumPath, warn: () => {} });
   try {
     const others = new Set(childChromiums()); // the shared renderer's browser is left alone
     assert.equal((await own.render(site.url('/a'), '<a href="/1">1</a>', crawlerFetch([]))).error, '');
@@ -241,7 +241,7 @@ test('should relaunch a browser that crashed', { skip }, async () => {
 });
 
 test('should answer browser-unavailable when Chromium cannot be started', async () => {
-  const broken = new Renderer({ chromiumPath: '/nonexistent/chromium', log: () => {} });
+  const broken = new Renderer({ chromiumPath: '/nonexistent/chromium', warn: () => {} });
   const r = await broken.render('http://site.test/', '<p>x</p>', async () => ({ refused: 'unused' }));
   assert.match(r.error, /^browser-unavailable: /);
   await broken.close();

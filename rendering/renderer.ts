@@ -28,7 +28,7 @@ export interface RendererOptions {
   launchTimeoutMs?: number;
   userAgent?: string;
   /** Where the renderer says what went wrong outside any one page (escaped requests, relaunches). */
-  log?: (line: string) => void;
+  warn?: (line: string) => void;
   /** Chromium writes its network log here (tests, and finding out what a browser sent): every socket, DNS query and datagram. */
   netLogPath?: string;
 }
@@ -63,7 +63,7 @@ export class Renderer {
   private readonly counts = { rendered: 0, failed: 0, browserLaunches: 0, browserCrashes: 0, browserReplacements: 0 };
   private readonly pageOptions: PageOptions;
   private readonly concurrency: number;
-  private readonly log: (line: string) => void;
+  private readonly warn: (line: string) => void;
   private readonly sinkhole: SinkholeProxy;
   private proxyUrl?: Promise<string>;
   private browser?: Promise<Browser>;
@@ -78,7 +78,7 @@ export class Renderer {
 
   constructor(private readonly options: RendererOptions = {}) {
     this.concurrency = Math.max(1, options.concurrency ?? 2);
-    this.log = options.log ?? ((line) => console.warn(`renderer: ${line}`));
+    this.warn = options.warn ?? ((line) => console.warn(`renderer: ${line}`));
     this.pageOptions = {
       timeoutMs: options.timeoutMs ?? 15_000,
       settleMs: options.settleMs ?? 100,
@@ -97,7 +97,7 @@ export class Renderer {
       const host = (line.split(' ')[1] ?? line).replace(/^[a-z]+:\/\//i, '').split(/[/:]/)[0];
       if (this.escapedHosts.size >= 100 || this.escapedHosts.has(host)) return;
       this.escapedHosts.add(host);
-      this.log(`a request escaped interception and was stopped at the sinkhole proxy (told once per host): ${line}`);
+      this.warn(`a request escaped interception and was stopped at the sinkhole proxy (told once per host): ${line}`);
     });
   }
 
@@ -119,7 +119,7 @@ export class Renderer {
       const { result, closedCleanly } = await renderPage(browser, url, html, fetchForBrowser, pageOptions);
       if (!closedCleanly) {
         this.counts.browserReplacements++;
-        this.log(`a browser context did not close within ${this.pageOptions.closeTimeoutMs} ms; replacing the browser`);
+        this.warn(`a browser context did not close within ${this.pageOptions.closeTimeoutMs} ms; replacing the browser`);
         await this.dropBrowser(browser);
       }
       if (result.error) this.counts.failed++;
@@ -193,7 +193,7 @@ export class Renderer {
       if (this.browser === launched) this.browser = undefined;
       if (!this.closed && !replaced.has(browser)) {
         this.counts.browserCrashes++;
-        this.log('the browser went away; the next render launches a new one');
+        this.warn('the browser went away; the next render launches a new one');
       }
     });
     return browser;

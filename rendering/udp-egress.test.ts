@@ -53,7 +53,7 @@ interface NetLog {
 
 test('should send no UDP from a page that tries STUN, TURN, ICE candidates and DNS, and record the attempts', { skip, timeout: 90_000 }, async () => {
   const netLog = join(dir, 'netlog.json');
-  const renderer = new Renderer({ chromiumPath, timeoutMs: 20_000, netLogPath: netLog, log: () => {} });
+  const renderer = new Renderer({ chromiumPath, timeoutMs: 20_000, netLogPath: netLog, warn: () => {} });
   const port = udp.address().port;
   const page = `<!doctype html><title>rtc</title>
     <link rel="dns-prefetch" href="//dns-prefetch-probe.crawlstream.test"><link rel="preconnect" href="http://preconnect-probe.crawlstream.test/">

@@ -1,6 +1,4 @@
-// test-plan: e2e holds=kafka alone retry
-// (retry: open fault, issue 18: under load a hand-over can still fence a live worker, whose last
-// interval is then fetched again, or leave a task busy; each retry is listed as FLAKY at the end)
+// test-plan: e2e holds=kafka alone
 // A focused crawl on Kafka: `seed` stores the examples as content among the crawl's options, and
 // every worker builds the model from them, judging each page it parses. A small crawl of the topic
 // web (three pages per host) on two workers, against the shared services.

@@ -1,6 +1,4 @@
-// test-plan: e2e holds=kafka alone retry
-// (retry: open fault, issue 18: under load a hand-over can still fence a live worker, whose last
-// interval is then fetched again, or leave a task busy; each retry is listed as FLAKY at the end)
+// test-plan: e2e holds=kafka alone
 // Faults on real services: a worker killed with -9 mid-crawl, and the broker restarted mid-crawl.
 // Each time the crawl finishes with nothing lost, no page row twice and politeness intact.
 import { after, describe, it } from 'node:test';

@@ -1,6 +1,4 @@
-// test-plan: e2e holds=kafka alone retry
-// (retry: open fault, issue 18: under load a hand-over can still fence a live worker, whose last
-// interval is then fetched again, or leave a task busy; each retry is listed as FLAKY at the end)
+// test-plan: e2e holds=kafka alone
 // On Kafka with two workers: a recrawling crawl with one worker killed -9 midway, and eight host names
 // on one address. Judged from the test server's own log, with margins that do not depend on timing.
 import { after, describe, it } from 'node:test';

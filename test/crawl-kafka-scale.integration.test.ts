@@ -1,6 +1,4 @@
-// test-plan: e2e holds=kafka alone retry
-// (retry: open fault, issue 18: under load a hand-over can still fence a live worker, whose last
-// interval is then fetched again, or leave a task busy; each retry is listed as FLAKY at the end)
+// test-plan: e2e holds=kafka alone
 // Replay and scale-out on real services: a live Kafka crawl grown from 4 to 8 partitions with its
 // workers running, and a replay of its fetched pages through a changed parser.
 import { after, describe, it } from 'node:test';

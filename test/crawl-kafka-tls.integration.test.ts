@@ -1,6 +1,4 @@
-// test-plan: e2e holds=kafka alone retry
-// (retry: open fault, issue 18: under load a hand-over can still fence a live worker, whose last
-// interval is then fetched again, or leave a task busy; each retry is listed as FLAKY at the end)
+// test-plan: e2e holds=kafka alone
 // On Kafka with two workers: HTTPS with the test CA given to `seed` as --ca-file (carried to every
 // worker as content), hosts with bad certificates, and a feed under --recrawl whose new stories must
 // be fetched within twice its publishing interval. Judged from the servers' log and ClickHouse.

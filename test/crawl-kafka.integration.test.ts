@@ -1,6 +1,4 @@
-// test-plan: e2e holds=kafka alone retry
-// (retry: open fault, issue 18: under load a hand-over can still fence a live worker, whose last
-// interval is then fetched again, or leave a task busy; each retry is listed as FLAKY at the end)
+// test-plan: e2e holds=kafka alone
 // End to end on real services (scripts/dev-services.sh): the crawl of the synthetic web on Kafka
 // with two workers, results in the ClickHouse server, held to the same server-side checks as the
 // embedded crawl.

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stageTable, withStageTable } from '../crawl/stage-table.js';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const SKIP = new Set(['node_modules', 'dist', '.git', '.services', 'results', '.tmp']);
@@ -95,5 +96,10 @@ describe('README and docs', () => {
       }
     }
     assert.deepEqual(missing, []);
+  });
+
+  it('should show the stage table rendered from the topology (npm run docs:stages)', () => {
+    const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+    assert.equal(doc, withStageTable(doc, stageTable()), 'docs/architecture.md: the stage table differs from the topology; run npm run docs:stages');
   });
 });

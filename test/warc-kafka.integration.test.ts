@@ -1,6 +1,4 @@
-// test-plan: e2e holds=kafka alone retry
-// (retry: open fault, issue 18: under load a hand-over can still fence a live worker, whose last
-// interval is then fetched again, or leave a task busy; each retry is listed as FLAKY at the end)
+// test-plan: e2e holds=kafka alone
 // WARC files and metrics of a crawl on Kafka (two workers sharing one --warc-dir, each serving its
 // own metrics), judged by the server's log; then `warc export` from the Kafka topic gives the same
 // captures.

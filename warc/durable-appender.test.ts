@@ -42,8 +42,8 @@ function harness(patch?: (w: WarcWriter, opened: number) => void) {
     patch?.(w, ++opened);
     return w;
   };
-  const log = { info: (m: string) => said.push(`info ${m}`), warn: (m: string) => said.push(`warn ${m}`) };
-  return { dir, said, opened: () => opened, appender: () => DurableAppender.open({ open, log, retryMs: { first: 5, max: 20 } }) };
+  const logger = { info: (m: string) => said.push(`info ${m}`), warn: (m: string) => said.push(`warn ${m}`) };
+  return { dir, said, opened: () => opened, appender: () => DurableAppender.open({ open, logger, retryMs: { first: 5, max: 20 } }) };
 }
 
 const make = (offset: number) => async () => captureFor(offset);

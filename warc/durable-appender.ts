@@ -14,7 +14,7 @@ import type { WarcWriter, WriteResult } from './warc-writer.js';
 export interface DurableAppenderOptions {
   /** Opens (and recovers) the writer; called again after a failure. */
   open: () => Promise<WarcWriter>;
-  log: { info(message: string): void; warn(message: string): void };
+  logger: { info(message: string): void; warn(message: string): void };
   /** Backoff between reopening attempts after a failure (default 500 ms doubling up to 30 s). */
   retryMs?: { first: number; max: number };
   /** Told when a batch starts and ends, fails and works again (a stop says why captures were left). */
@@ -98,7 +98,7 @@ export class DurableAppender {
     try {
       await w.close();
     } catch (err) {
-      this.o.log.warn(`warc: closing the writer failed (${(err as Error).message}); its file is recovered at the next open`);
+      this.o.logger.warn(`warc: closing the writer failed (${(err as Error).message}); its file is recovered at the next open`);
       await w.discard();
     }
   }
@@ -129,7 +129,7 @@ export class DurableAppender {
       }
       ended?.();
       this.o.trouble?.working();
-      if (this.failures) this.o.log.info(`warc: writing works again after ${this.failures} failed attempt(s)`);
+      if (this.failures) this.o.logger.info(`warc: writing works again after ${this.failures} failed attempt(s)`);
       this.failures = 0;
       batch.forEach((p, i) => {
         const r = results[i];
@@ -167,7 +167,7 @@ export class DurableAppender {
     this.queue.unshift(...batch);
     this.failures++;
     const wait = Math.min(this.retry.first * 2 ** Math.min(this.failures - 1, 20), this.retry.max);
-    this.o.log.warn(`warc: writing failed (${err.message}); ${this.queue.length} capture(s) wait, none is lost: trying again in ${wait} ms (attempt ${this.failures})`);
+    this.o.logger.warn(`warc: writing failed (${err.message}); ${this.queue.length} capture(s) wait, none is lost: trying again in ${wait} ms (attempt ${this.failures})`);
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, wait);
       this.wake = () => {
@@ -181,7 +181,7 @@ export class DurableAppender {
     try {
       await w?.resume();
     } catch (resumeErr) {
-      this.o.log.warn(`warc: cannot go on in ${w?.currentFile ?? 'the current file'} (${(resumeErr as Error).message}); a new file is begun`);
+      this.o.logger.warn(`warc: cannot go on in ${w?.currentFile ?? 'the current file'} (${(resumeErr as Error).message}); a new file is begun`);
       this.writer = undefined;
       await w?.discard();
     }

@@ -29,7 +29,7 @@ export interface WarcWriterOptions {
   software: string;
   operator: string;
   info?: Record<string, string>;
-  log?: { info(message: string): void; warn(message: string): void };
+  logger?: { info(message: string): void; warn(message: string): void };
   /** Clock for file names and warcinfo dates (tests). */
   now?: () => number;
 }
@@ -137,7 +137,7 @@ export class WarcWriter {
         recovery.file = files[i].name;
         recovery.cutBytes = r.sizeBefore - r.size;
       } else if (r.sizeBefore !== r.size) {
-        opts.log?.warn(`warc: ${path} was not the newest file but ended in ${r.sizeBefore - r.size} bytes of a partial record; cut them`);
+        opts.logger?.warn(`warc: ${path} was not the newest file but ended in ${r.sizeBefore - r.size} bytes of a partial record; cut them`);
       }
       if (r.size === 0) {
         await rm(path);
@@ -151,7 +151,7 @@ export class WarcWriter {
       if (src) lastOffset = src.offset;
     }
     if (recovery.cutBytes > 0 || recovery.removedFiles.length > 0) {
-      opts.log?.warn(`warc: writer ${opts.writerId} recovered after a crash: cut ${recovery.cutBytes} bytes of a partial capture from ${recovery.file}` +
+      opts.logger?.warn(`warc: writer ${opts.writerId} recovered after a crash: cut ${recovery.cutBytes} bytes of a partial capture from ${recovery.file}` +
         `${recovery.removedFiles.length ? `, removed ${recovery.removedFiles.join(', ')} (no whole record)` : ''}; last source offset ${lastOffset}`);
     }
     return new WarcWriter(opts, lastOffset, seq, recovery);

@@ -108,11 +108,11 @@ export function migrationSuite(engine: TestEngine): void {
       await sinkValues(ch, crawl('first', T0, 'x'), A);
       await ch.command('DROP TABLE robots');
       await ch.command('DROP TABLE pages');
-      const log = collectingLog();
-      const result = await migrate(ch, { log });
+      const logger = collectingLog();
+      const result = await migrate(ch, { logger });
       assert.deepEqual(result, { applied: [], restored: ['robots', 'pages'], version: SCHEMA_VERSION });
-      assert.match(log.warnings.join('\n'), /table \S+\.robots was missing and has been created again, empty: the rows it held are lost/);
-      assert.match(log.infos.join('\n'), /view \S+\.pages was missing/);
+      assert.match(logger.warnings.join('\n'), /table \S+\.robots was missing and has been created again, empty: the rows it held are lost/);
+      assert.match(logger.infos.join('\n'), /view \S+\.pages was missing/);
       assert.equal((await ch.query('SELECT url FROM pages')).length, 2, 'the restored view shows the rows still in fetches');
       assert.deepEqual((await migrate(ch)).restored, []);
     });

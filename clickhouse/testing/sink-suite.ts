@@ -48,14 +48,14 @@ export function sinkSuite(engine: TestEngine): void {
     test('should write every row exactly once when inserts fail or lose their answer', async () => {
       const ch = await engine.open();
       const faulty = faultyClickHouse(ch, { lostAnswer: 0.25, refused: 0.2, queryFails: 0.1, seed: 11 });
-      const log = collectingLog();
-      const writer = testWriter(faulty, { log, maxRows: 97 });
+      const logger = collectingLog();
+      const writer = testWriter(faulty, { logger, maxRows: 97 });
       const records = recordStream(3000);
       const result = await feed(records, writeRecord(writer), { maxInFlight: 500, pauseEvery: 50 });
       assert.equal(result.crashed, false);
       assert.ok(faulty.injected.lost > 3 && faulty.injected.refused > 3, JSON.stringify(faulty.injected));
       assertExactlyOnce(await physicalRowKeys(ch), expectedRowKeys(records));
-      assert.ok(log.warnings.length > 0 && log.warnings.length <= writer.stats.failures);
+      assert.ok(logger.warnings.length > 0 && logger.warnings.length <= writer.stats.failures);
     });
 
     test('should wait for an insert the server still runs before deciding what to write again', async () => {
@@ -110,11 +110,11 @@ export function sinkSuite(engine: TestEngine): void {
     test('should keep retrying while ClickHouse cannot be reached and write everything once it can', async () => {
       const ch = await engine.open();
       let refusals = 6;
-      const log = collectingLog();
+      const logger = collectingLog();
       const writer = testWriter(async () => {
         if (refusals-- > 0) throw new Error(`ClickHouse server at http://127.0.0.1:9 is unreachable: connect ECONNREFUSED`);
         return ch;
-      }, { log });
+      }, { logger });
       const records = recordStream(120);
       const done = Promise.all(records.map(writeRecord(writer)));
       let settled = false;
@@ -123,9 +123,9 @@ export function sinkSuite(engine: TestEngine): void {
       assert.equal(settled, false, 'nothing resolves before the rows are written');
       assert.equal(writer.pending, records.length);
       await done;
-      assert.equal(log.warnings.length, 1, 'one warning per burst of failures');
-      assert.match(log.warnings[0], /unreachable/);
-      assert.equal(log.infos.length, 1);
+      assert.equal(logger.warnings.length, 1, 'one warning per burst of failures');
+      assert.match(logger.warnings[0], /unreachable/);
+      assert.equal(logger.infos.length, 1);
       assertExactlyOnce(await physicalRowKeys(ch), expectedRowKeys(records));
       assert.equal(writer.pending, 0);
     });

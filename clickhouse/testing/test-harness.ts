@@ -165,7 +165,7 @@ export function collectingLog(): Logger & { warnings: string[]; infos: string[] 
 export function testWriter(connect: ClickHouse | (() => Promise<ClickHouse>), opts: Partial<SinkWriterOptions> = {}): SinkWriter {
   return new SinkWriter({
     connect: typeof connect === 'function' ? connect : async () => connect,
-    sinkId: 'live', log: collectingLog(), maxRows: 200, maxDelayMs: 20, minBackoffMs: 5, maxBackoffMs: 40,
+    sinkId: 'live', logger: collectingLog(), maxRows: 200, maxDelayMs: 20, minBackoffMs: 5, maxBackoffMs: 40,
     ...opts,
   });
 }

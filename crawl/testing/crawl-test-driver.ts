@@ -14,7 +14,7 @@ export interface CrawlDriverOptions {
   config?: Partial<CrawlConfig>;
   services?: Partial<Omit<CrawlServices, 'config'>>;
   startTime?: number;
-  log?: Logger;
+  logger?: Logger;
 }
 
 export type CrawlTestDriver = TopologyTestDriver<CrawlServices, Topics>;
@@ -39,5 +39,5 @@ export function testServices(config: Partial<CrawlConfig> = {}, services: Partia
 
 export function crawlTestDriver(o: CrawlDriverOptions): Promise<CrawlTestDriver> {
   const services = testServices(o.config, o.services);
-  return TopologyTestDriver.create({ topology: crawlTopology(), processors: o.processors, services, startTime: o.startTime, log: o.log });
+  return TopologyTestDriver.create({ topology: crawlTopology(), processors: o.processors, services, startTime: o.startTime, logger: o.logger });
 }

@@ -11,7 +11,7 @@ export interface ConformanceServices {
 
 /** Counts the words it sees in a counter of its own, with no store: counters must be committed and move with the task. */
 const tally = defineProcessor({
-  name: 'tally', description: 'counts words in a counter', inputs: [words], outputs: [], stores: [],
+  name: 'tally', description: 'counts words in a counter', kind: 'sink', inputs: [words], outputs: [], stores: [],
   delivery: 'exactly once: the counter commits with the input position',
   create: () => ({
     process(_r, ctx) {
@@ -21,7 +21,7 @@ const tally = defineProcessor({
 });
 
 const alarm = defineProcessor({
-  name: 'alarm', description: 'a punctuation that fails when told', inputs: [lines], outputs: [], stores: [],
+  name: 'alarm', description: 'a punctuation that fails when told', kind: 'sink', inputs: [lines], outputs: [], stores: [],
   punctuateEveryMs: 20, delivery: 'none',
   create: (s: ConformanceServices) => ({
     process() {},

@@ -44,7 +44,7 @@ export const embeddedHarness = (): Harness => ({
   async start(topology, services, clock) {
     const dataDir = mkdtempSync(join(tmpdir(), 'conformance-'));
     const open = async () => {
-      const rt = await EmbeddedRuntime.open({ dataDir, topology, services, log: quiet, clock, partitions: 2 });
+      const rt = await EmbeddedRuntime.open({ dataDir, topology, services, logger: quiet, clock, partitions: 2 });
       await rt.start();
       return rt;
     };

@@ -16,7 +16,7 @@ const quiet = process.env.CONFORMANCE_DEBUG ? { info: (m: string) => console.err
 export const kafkaHarness = (brokers: string, registryUrl: string): Harness => ({
   async start(topology, services, clock) {
     const prefix = `conf${Date.now()}${Math.floor(Math.random() * 1000)}.`;
-    const cluster = await connectCluster({ brokers: [brokers], prefix, log: quiet });
+    const cluster = await connectCluster({ brokers: [brokers], prefix, logger: quiet });
     await createTopics(cluster.admin, plannedTopics(topology, cluster.names, PARTITIONS));
     await renewLogId(cluster);
     await writeClusterState(cluster, { options: {}, control: { paused: false, generation: 0, partitions: PARTITIONS } });
@@ -25,7 +25,7 @@ export const kafkaHarness = (brokers: string, registryUrl: string): Harness => (
     await producer.connect();
     const worker = async () => {
       const rt = new KafkaRuntime({
-        cluster, topology, services, control: { paused: false }, registryUrl, log: quiet, clock,
+        cluster, topology, services, control: { paused: false }, registryUrl, logger: quiet, clock,
         dataDir: mkdtempSync(join(tmpdir(), 'conformance-kafka-')), sessionTimeoutMs: 6000, handoverGraceMs: 30_000,
       });
       await rt.start();

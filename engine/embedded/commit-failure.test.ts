@@ -19,7 +19,7 @@ function fillDisk(runtime: EmbeddedRuntime<any>): void {
   }) as never;
 }
 
-const openWordCount = (dataDir: string) => EmbeddedRuntime.open({ dataDir, topology: wordCountTopology(), services: {}, partitions: 2, log: quiet });
+const openWordCount = (dataDir: string) => EmbeddedRuntime.open({ dataDir, topology: wordCountTopology(), services: {}, partitions: 2, logger: quiet });
 
 // Jobs that finish when told to, or never (one that ignores even being abandoned).
 interface Job { name: string }
@@ -29,7 +29,7 @@ const jobs = defineTopic<Job>()({
 });
 interface Gate { started: (name: string) => void }
 const work = defineProcessor({
-  name: 'work', description: 'runs jobs', inputs: [jobs], outputs: [], stores: [], delivery: 'at least once',
+  name: 'work', description: 'runs jobs', kind: 'sink', inputs: [jobs], outputs: [], stores: [], delivery: 'at least once',
   concurrency: { maxInFlight: 10, perKeyOrder: false },
   create: (gate: Gate) => ({
     process: (r) => {
@@ -78,7 +78,7 @@ describe('embedded runtime when a commit fails', () => {
     let onStart: (name: string) => void = () => {};
     const gate: Gate = { started: (name) => onStart(name) };
     const runtime = await EmbeddedRuntime.open({
-      dataDir, topology: new TopologyBuilder<Gate>().topic(jobs).processor(work).build(), services: gate, partitions: 1, log: quiet,
+      dataDir, topology: new TopologyBuilder<Gate>().topic(jobs).processor(work).build(), services: gate, partitions: 1, logger: quiet,
     });
     await runtime.start();
     const stuckStarted = new Promise<void>((resolve) => (onStart = (name) => name === 'stuck' && resolve()));

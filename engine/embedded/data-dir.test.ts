@@ -15,11 +15,11 @@ type Options = Partial<EmbeddedOptions<{ cpuPerRecord?: number }>>;
 function messages() {
   const info: string[] = [];
   const warn: string[] = [];
-  return { info, warn, log: { info: (m: string) => void info.push(m), warn: (m: string) => void warn.push(m) } };
+  return { info, warn, logger: { info: (m: string) => void info.push(m), warn: (m: string) => void warn.push(m) } };
 }
 
 const open = (dataDir: string, options: Options = {}) =>
-  EmbeddedRuntime.open({ dataDir, topology: wordCountTopology(), services: {}, partitions: 2, log: messages().log, ...options });
+  EmbeddedRuntime.open({ dataDir, topology: wordCountTopology(), services: {}, partitions: 2, logger: messages().logger, ...options });
 
 async function countLines(dataDir: string, from: number, to: number): Promise<EmbeddedRuntime<{ cpuPerRecord?: number }>> {
   const runtime = await open(dataDir);
@@ -101,7 +101,7 @@ describe('embedded data directory', () => {
     await db.del('meta!format');
     await db.close();
     const m = messages();
-    const runtime = await open(dataDir, { log: m.log });
+    const runtime = await open(dataDir, { logger: m.logger });
     assert.equal(runtime.logId, logId);
     assert.equal(identityOf(dataDir).logId, logId);
     assert.match(m.info.join('\n'), /upgraded to data format 2/);

@@ -62,7 +62,7 @@ export function checkBeforeState(dataDir: string): DataDirFindings {
  * Settles the log identity once the state is open, before anything is written to it: creates it for
  * a new data directory, upgrades a format-1 one, refuses a state and a log that do not belong together.
  */
-export async function settleIdentity(db: StateDb, dataDir: string, found: DataDirFindings, log: { info(m: string): void }): Promise<string> {
+export async function settleIdentity(db: StateDb, dataDir: string, found: DataDirFindings, logger: { info(m: string): void }): Promise<string> {
   const format = await readJson<number>(db, metaKey('format'));
   if (format !== undefined && format > DATA_FORMAT) {
     throw new DataDirRefusal(`${dataDir} was written by a newer crawlstream (data format ${format}; this one reads up to ${DATA_FORMAT}); use that version`);
@@ -99,7 +99,7 @@ export async function settleIdentity(db: StateDb, dataDir: string, found: DataDi
     }
     writeIdentity(dataDir, { logId: stateId, createdAt: new Date().toISOString() });
     await db.put(metaKey('format'), encodeJson(DATA_FORMAT), { sync: true });
-    log.info(`${dataDir}: upgraded to data format ${DATA_FORMAT} (log identity ${stateId} now also kept in ${identityPath(dataDir)})`);
+    logger.info(`${dataDir}: upgraded to data format ${DATA_FORMAT} (log identity ${stateId} now also kept in ${identityPath(dataDir)})`);
   } else if (format === undefined) {
     await db.put(metaKey('format'), encodeJson(DATA_FORMAT), { sync: true });
   }

@@ -13,7 +13,7 @@ import { LevelStore } from '../stores/level-store.js';
 import { LocalSchemaRegistry } from '../avro/local-schema-registry.js';
 import { TopicCodecs } from '../avro/topic-codecs.js';
 import { bucketsOfPartition, partitionFor } from '../partitioning.js';
-import type { Topology } from '../topology.js';
+import { isSink, type Topology } from '../topology.js';
 import { StreamTask, type CommitReport, type RawRecord } from '../task/stream-task.js';
 import type { TaskLag } from '../task/task-metrics.js';
 import { catchUp, DEFAULT_STOP_GRACE_MS, leaveUnfinished, stopClock, taskLag, type StopReport, type Unfinished } from './catch-up.js';
@@ -32,7 +32,7 @@ export interface EmbeddedOptions<S> {
   processors?: readonly string[];
   /** What the topology's processors are created from (clients, pools, configuration). */
   services: S;
-  log: Logger;
+  logger: Logger;
   clock?: () => number;
   /** Consumer identity of a processor; replays use their own so a live crawl is not disturbed. */
   groupOf?: (processor: string) => string;
@@ -94,7 +94,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
     const db = await openStateDb(join(options.dataDir, 'state'));
     let runtime: EmbeddedRuntime<S> | undefined;
     try {
-      const logId = await settleIdentity(db, options.dataDir, found, options.log);
+      const logId = await settleIdentity(db, options.dataDir, found, options.logger);
       const stored = await readJson<number>(db, metaKey('partitions'));
       const partitions = stored ?? options.partitions ?? DEFAULT_PARTITIONS;
       if (stored !== undefined && options.partitions !== undefined && options.partitions !== stored) {
@@ -134,7 +134,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   /** Initializes every task (restoring in-memory indexes from stores) and starts processing. */
   async start(): Promise<void> {
     await Promise.all(this.tasks.map((t) => this.restore(t)));
-    this.damage.report(this.options.log);
+    this.damage.report(this.options.logger);
     const byInterval = new Map<number, StreamTask<S>[]>();
     for (const t of this.tasks) {
       const every = t.node.definition.punctuateEveryMs;
@@ -209,7 +209,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
     try {
       if (!this.fatal) {
         // Sinks (no outputs) then read to the end of what the others committed; every wait is bounded by the grace.
-        const sinks = this.tasks.filter((t) => t.node.definition.outputs.length === 0);
+        const sinks = this.tasks.filter((t) => isSink(t.node));
         const others = Promise.all(this.tasks.filter((t) => !sinks.includes(t)).map((t) => t.close()));
         await Promise.race([others, this.fatalSignal, othersOver]);
         if (!this.fatal) await Promise.race([this.commits.now(), this.fatalSignal]);
@@ -299,7 +299,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
           codecs: this.codecs,
           logId: this.logId,
           clock: this.clock,
-          log: this.options.log,
+          logger: this.options.logger,
           // Records of other partitions' keys lie in a partition only once partitions were added.
           owns: owns ? (r) => owns(r, p, this.partitions) : scaled ? (r) => partitionFor(r.key, this.partitions) === p : undefined,
           onActivity: () => {
@@ -380,7 +380,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   fail(err: Error): void {
     if (!this.fatal) {
       this.fatal = err;
-      this.options.log.warn(`fatal: ${err.message}`);
+      this.options.logger.warn(`fatal: ${err.message}`);
       this.onFatal();
     }
     this.commits.rejectPending(this.fatal);

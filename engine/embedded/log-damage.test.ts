@@ -15,11 +15,11 @@ const SEGMENT = 1024;
 
 function collecting() {
   const warnings: string[] = [];
-  return { warnings, log: { info: () => {}, warn: (m: string) => void warnings.push(m) } };
+  return { warnings, logger: { info: () => {}, warn: (m: string) => void warnings.push(m) } };
 }
 
-const open = (dataDir: string, log = collecting().log, processors?: string[]) =>
-  EmbeddedRuntime.open({ dataDir, topology: wordCountTopology(), services: {}, partitions: 2, log, processors, segmentBytes: SEGMENT });
+const open = (dataDir: string, logger = collecting().logger, processors?: string[]) =>
+  EmbeddedRuntime.open({ dataDir, topology: wordCountTopology(), services: {}, partitions: 2, logger, processors, segmentBytes: SEGMENT });
 
 /** Lines split into words that no one has counted yet. */
 async function wordsWaiting(): Promise<string> {
@@ -47,8 +47,8 @@ describe('embedded runtime over a damaged log', () => {
     const dataDir = await wordsWaiting();
     const last = segments(dataDir, 'words', 0).pop()!;
     truncateSync(last, Math.floor(statSync(last).size / 2));
-    const { warnings, log } = collecting();
-    const runtime = await open(dataDir, log);
+    const { warnings, logger } = collecting();
+    const runtime = await open(dataDir, logger);
     await runtime.start();
     await runtime.whenIdle(); // before: waited forever for the offsets the truncation took
     const damage = runtime.damageSummary();
@@ -66,7 +66,7 @@ describe('embedded runtime over a damaged log', () => {
 
     // Reopened: the same damage, but the reader is past it now; only a replay would miss it.
     const again = collecting();
-    const second = await open(dataDir, again.log);
+    const second = await open(dataDir, again.logger);
     await second.start();
     await second.whenIdle();
     assert.deepEqual([second.damageSummary().lost, second.damageSummary().unprocessed], [lost, 0]);

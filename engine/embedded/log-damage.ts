@@ -63,8 +63,8 @@ export class LogDamage {
   }
 
   /** One warning per range: where, how many, why, and who had not processed them. */
-  report(log: Logger): void {
-    for (const r of this.ranges) log.warn(describeRange(r));
+  report(logger: Logger): void {
+    for (const r of this.ranges) logger.warn(describeRange(r));
   }
 
   private rangeFor(log: PartitionLog, from: number, to: number, cause: string): DamagedRange {

@@ -16,7 +16,7 @@ export interface ClusterOptions {
   brokers: string[];
   prefix?: string;
   clientId?: string;
-  log: Logger;
+  logger: Logger;
 }
 
 export interface Cluster {
@@ -37,7 +37,7 @@ export async function connectCluster(o: ClusterOptions): Promise<Cluster> {
     logCreator: () => (entry: LogEntry) => {
       // kafkajs logs retriable errors while it retries them; keep the ones that end in failure.
       if (entry.level <= logLevel.ERROR && !/coordinator|not the leader|rebalanc|retry|Connection error|ECONNREFUSED|concurrent|^Response [A-Za-z]+\(key/i.test(entry.log.message)) {
-        o.log.warn(`kafka: ${entry.log.message}`);
+        o.logger.warn(`kafka: ${entry.log.message}`);
       }
     },
     retry: { retries: 12, initialRetryTime: 200, maxRetryTime: 10_000 },
@@ -134,12 +134,12 @@ export async function readLogId(cluster: Cluster): Promise<string | undefined> {
 }
 
 /** Waits for the application to be seeded (workers may start first). */
-export async function awaitClusterState<O>(cluster: Cluster, log: Logger, signal?: AbortSignal): Promise<ClusterState<O>> {
+export async function awaitClusterState<O>(cluster: Cluster, logger: Logger, signal?: AbortSignal): Promise<ClusterState<O>> {
   let told = false;
   while (!signal?.aborted) {
     const stored = await readClusterState<O>(cluster);
     if (stored) return stored;
-    if (!told) log.info(`waiting for a crawl: run \`crawlstream seed\` to start one (${cluster.names.stateTopic} is empty)`);
+    if (!told) logger.info(`waiting for a crawl: run \`crawlstream seed\` to start one (${cluster.names.stateTopic} is empty)`);
     told = true;
     await new Promise((r) => setTimeout(r, 1000));
   }

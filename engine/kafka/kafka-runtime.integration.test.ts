@@ -45,7 +45,7 @@ describe('Kafka runtime', () => {
 
   before(async () => {
     const { kafka } = requireServices();
-    cluster = await connectCluster({ brokers: [kafka], prefix, log: { info: () => {}, warn: () => {} } });
+    cluster = await connectCluster({ brokers: [kafka], prefix, logger: { info: () => {}, warn: () => {} } });
     await createTopics(cluster.admin, plannedTopics(wordCountTopology(), cluster.names, PARTITIONS));
     await renewLogId(cluster);
     await writeClusterState(cluster, { options: {}, control: { paused: false, generation: 0, partitions: PARTITIONS } });

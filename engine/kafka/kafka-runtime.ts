@@ -26,7 +26,7 @@ export interface KafkaRuntimeOptions<S> {
   processors?: readonly string[];
   /** Local state of this process's tasks (restored from changelogs when missing). */
   dataDir: string;
-  log: Logger;
+  logger: Logger;
   sessionTimeoutMs?: number;
   /** Least time between the worker's transactions while it has work (default 100 ms). */
   commitIntervalMs?: number;
@@ -84,7 +84,7 @@ export class KafkaRuntime<S> {
   constructor(private readonly o: KafkaRuntimeOptions<S>) {}
 
   async start(): Promise<void> {
-    const { cluster, topology, log } = this.o;
+    const { cluster, topology, logger } = this.o;
     const missing = await missingTopics(cluster, topology);
     if (missing.length) {
       throw new Error(`topics missing on the cluster: ${missing.join(', ')}; create them with \`crawlstream topics create\``);
@@ -102,9 +102,9 @@ export class KafkaRuntime<S> {
     // One transactional producer for every task of this process; a fresh id per process, so that a
     // restarted worker never inherits (or fences) a live one's transactions.
     const transactionalId = cluster.names.workerTransactionalId(`${this.id}-${randomUUID().slice(0, 8)}`);
-    this.owners = new TaskOwners({ kafka: cluster.kafka, admin: cluster.admin, topic: cluster.names.taskOwners, me: transactionalId, log, graceMs: this.o.handoverGraceMs ?? HANDOVER_GRACE_MS });
+    this.owners = new TaskOwners({ kafka: cluster.kafka, admin: cluster.admin, topic: cluster.names.taskOwners, me: transactionalId, logger, graceMs: this.o.handoverGraceMs ?? HANDOVER_GRACE_MS });
     this.transactions = new WorkerTransactions({
-      kafka: cluster.kafka, names: cluster.names, transactionalId, intervalMs: this.o.commitIntervalMs, log,
+      kafka: cluster.kafka, names: cluster.names, transactionalId, intervalMs: this.o.commitIntervalMs, logger,
       onFailure: (err, fenced) => this.recover(err, fenced),
     });
     await this.ensureTopics();
@@ -115,7 +115,7 @@ export class KafkaRuntime<S> {
     this.statusProducer = cluster.kafka.producer();
     await this.statusProducer.connect();
     this.statusTimer = setInterval(() => void this.publishStatus().catch(() => {}), 1000);
-    log.info(`worker ${this.id} running ${this.nodes.map((n) => n.name).join(', ')} over ${this.partitions} partitions`);
+    logger.info(`worker ${this.id} running ${this.nodes.map((n) => n.name).join(', ')} over ${this.partitions} partitions`);
   }
 
   /** Finishes records in progress, commits, leaves the groups. */
@@ -132,24 +132,24 @@ export class KafkaRuntime<S> {
 
   /** The worker's transaction failed: nothing it held is known to be committed (see reopenAll). */
   private recover(err: Error, fenced: boolean): void {
-    this.o.log.warn(`the worker's transaction failed (${err.message})${fenced ? ': another worker fenced this one' : ''}; re-opening every task from its last commit`);
+    this.o.logger.warn(`the worker's transaction failed (${err.message})${fenced ? ': another worker fenced this one' : ''}; re-opening every task from its last commit`);
     this.reopening = this.reopening.then(async () => {
       if (!this.fatal) await reopenAll(this.runners, this.transactions);
-    }).catch((e) => this.o.log.warn(`re-opening tasks failed: ${(e as Error).message}`));
+    }).catch((e) => this.o.logger.warn(`re-opening tasks failed: ${(e as Error).message}`));
   }
 
   /** Stops every task at once, committing nothing, and reports the error (a failed punctuation). */
   private fail(err: Error): void {
     if (this.fatal) return;
     this.fatal = err;
-    this.o.log.warn(`fatal: ${err.message}`);
+    this.o.logger.warn(`fatal: ${err.message}`);
     this.reopening = this.reopening.then(() => Promise.all(this.runners.map((r) => r.abandonAll()))).then(() => undefined, () => undefined);
     this.onFatal(err);
   }
 
   /** Says what a slow stop is waiting for, so that an operator is not left guessing. */
   private async phase(what: string, done: Promise<unknown> | undefined): Promise<void> {
-    const timer = setInterval(() => this.o.log.info(`stopping: still waiting for ${what}`), 5000);
+    const timer = setInterval(() => this.o.logger.info(`stopping: still waiting for ${what}`), 5000);
     try {
       await done;
     } finally {
@@ -158,22 +158,22 @@ export class KafkaRuntime<S> {
   }
 
   private follow(state: ClusterState<unknown>): void {
-    const { control, log } = this.o;
-    if (control.paused !== state.control.paused) log.info(state.control.paused ? 'paused: no new work is released' : 'resumed');
+    const { control, logger } = this.o;
+    if (control.paused !== state.control.paused) logger.info(state.control.paused ? 'paused: no new work is released' : 'resumed');
     control.paused = state.control.paused;
     if (state.control.generation === this.generation) return;
     this.generation = state.control.generation;
     const partitions = state.control.partitions;
     this.reopening = this.reopening.then(async () => {
       // Every task re-opens for the new count: ownership of keys and buckets changed.
-      log.info(`partition count now ${partitions} (generation ${this.generation}): re-opening every task`);
+      logger.info(`partition count now ${partitions} (generation ${this.generation}): re-opening every task`);
       await Promise.all(this.runners.map((r) => r.stop()));
       this.partitions = partitions;
       await this.ensureTopics();
       await this.transactions.renew();
       await this.startRunners();
       this.runningGeneration = this.generation;
-    }).catch((err) => log.warn(`re-opening tasks failed: ${(err as Error).message}`));
+    }).catch((err) => logger.warn(`re-opening tasks failed: ${(err as Error).message}`));
   }
 
   /** The tasks running in this process now. */
@@ -200,14 +200,14 @@ export class KafkaRuntime<S> {
   private async ensureTopics(): Promise<void> {
     const { cluster } = this.o;
     const made = await ensureChangelogs(cluster.admin, cluster.names, this.nodes, this.partitions);
-    if (made.length) this.o.log.info(`created or grew ${made.length} topic(s) made after \`topics create\`: ${made.join(', ')}`);
+    if (made.length) this.o.logger.info(`created or grew ${made.length} topic(s) made after \`topics create\`: ${made.join(', ')}`);
   }
 
   private async startRunners(): Promise<void> {
     const { cluster } = this.o;
     this.runners = this.nodes.map((node) => new ProcessorRunner<S>({
       kafka: cluster.kafka, admin: cluster.admin, names: cluster.names, node, partitions: this.partitions,
-      dataDir: this.o.dataDir, codecs: this.codecs, services: this.o.services, logId: this.logId, log: this.o.log,
+      dataDir: this.o.dataDir, codecs: this.codecs, services: this.o.services, logId: this.logId, logger: this.o.logger,
       clock: this.o.clock ?? Date.now, owners: this.owners, transactions: this.transactions,
       sessionTimeoutMs: this.o.sessionTimeoutMs ?? 10_000, handOverFinishMs: this.o.handOverFinishMs, onCommitted: this.o.onCommitted, onFatal: (err) => this.fail(err),
     }));

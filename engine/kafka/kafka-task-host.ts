@@ -34,7 +34,7 @@ export interface KafkaTaskOptions<S> {
   services: S;
   /** The topics' identity (see renewLogId). */
   logId: string;
-  log: Logger;
+  logger: Logger;
   clock: () => number;
   owners: TaskOwners;
   transactions: WorkerTransactions;
@@ -73,7 +73,7 @@ export class KafkaTaskHost<S = unknown> implements CommitParticipant {
       codecs: o.codecs,
       logId: o.logId,
       clock: o.clock,
-      log: o.log,
+      logger: o.logger,
       owns: o.owns ?? ((r) => partitionFor(r.key, o.partitions) === partition),
       onActivity: () => {
         if (!this.task.lifecycle.leaving) o.transactions.request();
@@ -185,8 +185,8 @@ export class KafkaTaskHost<S = unknown> implements CommitParticipant {
       await this.o.transactions.now();
       await this.release();
       const took = Math.round(performance.now() - started);
-      if (cut > 0) this.o.log.warn(`${this.id}: handed over after ${took} ms; ${cut} record(s) still running at the ${finishMs} ms bound were cut off and will be redone by the next owner`);
-      else if (took > 1_000 || unstarted > 0) this.o.log.info(`${this.id}: handed over after ${took} ms (${unstarted} record(s) read but not started are the next owner's)`);
+      if (cut > 0) this.o.logger.warn(`${this.id}: handed over after ${took} ms; ${cut} record(s) still running at the ${finishMs} ms bound were cut off and will be redone by the next owner`);
+      else if (took > 1_000 || unstarted > 0) this.o.logger.info(`${this.id}: handed over after ${took} ms (${unstarted} record(s) read but not started are the next owner's)`);
     } finally {
       quiet();
     }

@@ -102,7 +102,7 @@ export class ProcessorRunner<S = unknown> {
     // for good. Start it again until it runs or the worker stops.
     consumer.on(consumer.events.CRASH, (e) => {
       if (this.stopping || e.payload.restart || consumer !== this.consumer) return;
-      this.o.log.warn(`${this.name}: consumer stopped (${e.payload.error.message}); starting it again`);
+      this.o.logger.warn(`${this.name}: consumer stopped (${e.payload.error.message}); starting it again`);
       void this.restartConsumer(consumer);
     });
     await consumer.connect();
@@ -121,11 +121,11 @@ export class ProcessorRunner<S = unknown> {
         // The new member rejoins from the group's committed offsets; records a task already has are
         // skipped in onBatch, so nothing is processed twice.
         await this.startConsumer();
-        this.o.log.info(`${this.name}: consumer running again`);
+        this.o.logger.info(`${this.name}: consumer running again`);
         return;
       } catch (err) {
         const wait = Math.min(500 * 2 ** attempt, 10_000);
-        this.o.log.warn(`${this.name}: consumer cannot start (${(err as Error).message}); trying again in ${wait} ms`);
+        this.o.logger.warn(`${this.name}: consumer cannot start (${(err as Error).message}); trying again in ${wait} ms`);
         await new Promise((r) => setTimeout(r, wait));
         crashed = this.consumer;
       }
@@ -209,7 +209,7 @@ export class ProcessorRunner<S = unknown> {
       this.ready.delete(p);
       this.opening.delete(p);
       // A partition that comes back before this ends opens after it (one LevelDB, one owner at a time).
-      const left = host.then((h) => h?.handOver()).catch((err) => this.o.log.warn(`handing over ${this.name}/${p}: ${(err as Error).message}`));
+      const left = host.then((h) => h?.handOver()).catch((err) => this.o.logger.warn(`handing over ${this.name}/${p}: ${(err as Error).message}`));
       this.leaving.set(p, left);
       void left.then(() => {
         if (this.leaving.get(p) === left) this.leaving.delete(p);
@@ -248,7 +248,7 @@ export class ProcessorRunner<S = unknown> {
       } catch (err) {
         await host.abandon().catch(() => {});
         const wait = Math.min(500 * 2 ** attempt, 10_000);
-        this.o.log.warn(`${this.name}-${p}: cannot start (${(err as Error).message}); trying again in ${wait} ms`);
+        this.o.logger.warn(`${this.name}-${p}: cannot start (${(err as Error).message}); trying again in ${wait} ms`);
         await new Promise((r) => setTimeout(r, wait));
       }
     }
@@ -273,12 +273,12 @@ export class ProcessorRunner<S = unknown> {
     const gaps = this.gapGuard(host);
     const verdict = gaps.check(topic, first === null ? null : Number(first), next);
     if (verdict.kind === 'seek') {
-      this.o.log.info(`${host.id}: ${topic} was read up to ${first} but the task is at ${next}; reading again from there`);
+      this.o.logger.info(`${host.id}: ${topic} was read up to ${first} but the task is at ${next}; reading again from there`);
       this.consumer.seek({ topic: batch.topic, partition: batch.partition, offset: String(verdict.offset) });
       return;
     }
     if (verdict.kind === 'lost') {
-      this.o.log.warn(`${host.id}: ${topic} offsets ${verdict.from}–${verdict.to} are gone from the broker (retention?); going on from ${verdict.to + 1}`);
+      this.o.logger.warn(`${host.id}: ${topic} offsets ${verdict.from}–${verdict.to} are gone from the broker (retention?); going on from ${verdict.to + 1}`);
     }
     const records: RawRecord[] = [];
     for (const m of batch.messages) {

@@ -42,7 +42,7 @@ export interface TaskOwnersOptions {
   topic: string;
   /** This worker's transactional id. */
   me: string;
-  log: Logger;
+  logger: Logger;
   /** How long a new owner waits for a live previous owner to release the task before fencing it. */
   graceMs: number;
 }
@@ -109,7 +109,7 @@ export class TaskOwners {
     // restart) every take-over would wait for a sync that never comes back: start it again.
     consumer.on(consumer.events.CRASH, (e) => {
       if (this.stopped || e.payload.restart || consumer !== this.consumer) return;
-      this.o.log.warn(`${topic}: consumer stopped (${e.payload.error.message}); starting it again`);
+      this.o.logger.warn(`${topic}: consumer stopped (${e.payload.error.message}); starting it again`);
       void this.restart(consumer);
     });
     await consumer.connect();
@@ -130,7 +130,7 @@ export class TaskOwners {
         return;
       } catch (err) {
         const wait = Math.min(500 * 2 ** attempt, 10_000);
-        this.o.log.warn(`${this.o.topic}: consumer cannot start (${(err as Error).message}); trying again in ${wait} ms`);
+        this.o.logger.warn(`${this.o.topic}: consumer cannot start (${(err as Error).message}); trying again in ${wait} ms`);
         await new Promise((r) => setTimeout(r, wait));
         crashed = this.consumer!;
       }
@@ -180,7 +180,7 @@ export class TaskOwners {
     try {
       parsed = JSON.parse(value.toString('utf8')) as typeof parsed;
     } catch {
-      this.o.log.warn(`${this.o.topic}@${offset}: unreadable owner record for ${key}; ignored`);
+      this.o.logger.warn(`${this.o.topic}@${offset}: unreadable owner record for ${key}; ignored`);
       return;
     }
     if (typeof parsed.owner !== 'string') return;
@@ -208,7 +208,7 @@ export class TaskOwners {
     const send = () => {
       const value = Buffer.from(JSON.stringify({ owner: this.o.me, boundMs: Math.max(0, Math.round(until - performance.now())) }));
       void this.producer?.send({ topic: this.o.topic, messages: [{ key: `${task}${NOTICE_SUFFIX}`, value, partition: 0 }] })
-        .catch((err: Error) => this.o.log.warn(`${task}: telling the next owner that the hand-over is under way failed: ${err.message}`));
+        .catch((err: Error) => this.o.logger.warn(`${task}: telling the next owner that the hand-over is under way failed: ${err.message}`));
     };
     send();
     const timer = setInterval(send, NOTICE_EVERY_MS);
@@ -259,14 +259,14 @@ export class TaskOwners {
       if (performance.now() >= deadline) {
         if (now?.released && now.owner === last.owner) {
           const holder = this.writers.get(stable) ?? 'a transaction this worker has not read';
-          this.o.log.warn(`${task}: ${last.owner} released it at offset ${now.offset}, but the owners topic's last stable offset is still ${stable}, held by ${holder}, an open transaction`);
+          this.o.logger.warn(`${task}: ${last.owner} released it at offset ${now.offset}, but the owners topic's last stable offset is still ${stable}, held by ${holder}, an open transaction`);
         }
-        if (live) this.o.log.warn(`${task}: ${last.owner} was handing it over but did not release it within ${Math.round((performance.now() - started) / 1000)} s (the owners topic read up to ${this.next}, stable up to ${await this.lastStableOffset()}, last notice at ${live.offset})`);
+        if (live) this.o.logger.warn(`${task}: ${last.owner} was handing it over but did not release it within ${Math.round((performance.now() - started) / 1000)} s (the owners topic read up to ${this.next}, stable up to ${await this.lastStableOffset()}, last notice at ${live.offset})`);
         return false;
       }
       if (live && !told && performance.now() - started > 2_000) {
         told = true;
-        this.o.log.info(`${task}: waiting for ${last.owner} to finish its work in flight and release it (up to ${Math.round((live.until - performance.now()) / 1000)} s)`);
+        this.o.logger.info(`${task}: waiting for ${last.owner} to finish its work in flight and release it (up to ${Math.round((live.until - performance.now()) / 1000)} s)`);
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
@@ -288,6 +288,6 @@ export class TaskOwners {
     } finally {
       await fencer.disconnect().catch(() => {});
     }
-    this.o.log.info(`fenced ${owner} (${why})`);
+    this.o.logger.info(`fenced ${owner} (${why})`);
   }
 }

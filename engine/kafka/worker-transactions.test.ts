@@ -69,7 +69,7 @@ describe('worker transactions', () => {
   it('should release a task whose hand-over ended while a transaction was on the wire, in the next transaction', async () => {
     const fake = fakeKafka();
     const names = new KafkaNames('t.');
-    const tx = new WorkerTransactions({ kafka: fake.kafka, names, transactionalId: 'w', intervalMs: 1, log: { info() {}, warn() {} }, onFailure: (e) => assert.fail(e) });
+    const tx = new WorkerTransactions({ kafka: fake.kafka, names, transactionalId: 'w', intervalMs: 1, logger: { info() {}, warn() {} }, onFailure: (e) => assert.fail(e) });
     await tx.start();
     const task = member('dedup/2');
     tx.add(task);

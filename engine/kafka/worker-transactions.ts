@@ -39,7 +39,7 @@ export interface WorkerTransactionsOptions {
   intervalMs?: number;
   /** Producer compression (measured: none pays on loopback; see README). */
   compression?: CompressionTypes;
-  log: Logger;
+  logger: Logger;
   /** A transaction failed: nothing more is committed until reset(). Must return at once. */
   onFailure: (err: Error, fenced: boolean) => void;
 }
@@ -125,7 +125,7 @@ export class WorkerTransactions implements Committer {
         break;
       } catch (err) {
         const wait = Math.min(500 * 2 ** attempt, 10_000);
-        this.o.log.warn(`worker producer ${this.o.transactionalId}: cannot start (${(err as Error).message}); trying again in ${wait} ms`);
+        this.o.logger.warn(`worker producer ${this.o.transactionalId}: cannot start (${(err as Error).message}); trying again in ${wait} ms`);
         await new Promise((r) => setTimeout(r, wait));
       }
     }
@@ -368,7 +368,7 @@ export class WorkerTransactions implements Committer {
       await transaction.commit();
       step('commit', committing);
       if (performance.now() - t0 > SLOW_TRANSACTION_MS) {
-        this.o.log.warn(`worker producer ${this.o.transactionalId}: a transaction took ${Math.round(performance.now() - t0)} ms (${took.join(', ')})${movesTasks ? '; it claimed or released tasks' : ''}`);
+        this.o.logger.warn(`worker producer ${this.o.transactionalId}: a transaction took ${Math.round(performance.now() - t0)} ms (${took.join(', ')})${movesTasks ? '; it claimed or released tasks' : ''}`);
       }
       if (offsetsDue) {
         offsets.clear();

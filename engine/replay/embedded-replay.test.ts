@@ -18,7 +18,7 @@ const events = defineTopic<Event>()({
 });
 interface Seen { seen: number[]; failOn?: number }
 const tally = defineProcessor({
-  name: 'tally', description: 'notes every event it sees', inputs: [events], outputs: [], stores: [], delivery: 'stateless',
+  name: 'tally', description: 'notes every event it sees', kind: 'sink', inputs: [events], outputs: [], stores: [], delivery: 'stateless',
   create: (s: Seen) => ({
     process: (r) => {
       if (r.value.n === s.failOn) throw new Error(`event ${r.value.n} is refused`);
@@ -34,7 +34,7 @@ const quiet = { info: () => {}, warn: () => {} };
 /** A data directory holding EVENTS events that no one has read. */
 async function recorded(): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'replay-damage-'));
-  const live = await EmbeddedRuntime.open({ dataDir, topology: topology(), services: { seen: [] }, partitions: 1, log: quiet, processors: [] });
+  const live = await EmbeddedRuntime.open({ dataDir, topology: topology(), services: { seen: [] }, partitions: 1, logger: quiet, processors: [] });
   await live.start();
   await Promise.all(Array.from({ length: EVENTS }, (_, n) => live.produce('events', 'a', { n })));
   await live.stop();
@@ -52,7 +52,7 @@ describe('embedded replay', () => {
     const services: Seen = { seen: [] };
     const result = await runEmbeddedReplay({
       dataDir, plan: planReplay(topology(), { id: 'r1', from: 'events', processors: ['tally'] }), services,
-      log: { info: () => {}, warn: (m) => void warnings.push(m) },
+      logger: { info: () => {}, warn: (m) => void warnings.push(m) },
     });
     const [range] = result.lost.ranges;
     assert.equal(result.lost.ranges.length, 1);
@@ -68,7 +68,7 @@ describe('embedded replay', () => {
   it('should refuse a log whose state is missing, without making an empty one', async () => {
     const dataDir = await recorded();
     rmSync(join(dataDir, 'state'), { recursive: true });
-    const replay = runEmbeddedReplay({ dataDir, plan: planReplay(topology(), { id: 'r2', from: 'events', processors: ['tally'] }), services: { seen: [] }, log: quiet });
+    const replay = runEmbeddedReplay({ dataDir, plan: planReplay(topology(), { id: 'r2', from: 'events', processors: ['tally'] }), services: { seen: [] }, logger: quiet });
     await assert.rejects(replay, DataDirRefusal);
     assert.equal(existsSync(join(dataDir, 'state')), false);
   });
@@ -77,10 +77,10 @@ describe('embedded replay', () => {
     const dataDir = await recorded();
     const plan = () => planReplay(topology(), { id: 'again', from: 'events', processors: ['tally'] });
     // A refused event goes to the replay's private dead-letter topic, which is deleted when it ends.
-    const first = await runEmbeddedReplay({ dataDir, plan: plan(), services: { seen: [], failOn: 3 }, log: quiet });
+    const first = await runEmbeddedReplay({ dataDir, plan: plan(), services: { seen: [], failOn: 3 }, logger: quiet });
     assert.equal(first.lost.ranges.length, 0);
     const warnings: string[] = [];
-    const second = await runEmbeddedReplay({ dataDir, plan: plan(), services: { seen: [] }, log: { info: () => {}, warn: (m) => void warnings.push(m) } });
+    const second = await runEmbeddedReplay({ dataDir, plan: plan(), services: { seen: [] }, logger: { info: () => {}, warn: (m) => void warnings.push(m) } });
     assert.deepEqual([second.lost.ranges, warnings], [[], []]);
   });
 });

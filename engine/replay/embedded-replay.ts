@@ -20,7 +20,7 @@ export interface EmbeddedReplayOptions<S> {
   /** Start at this offset in every partition, or at the first record at/after this time (epoch ms). */
   fromOffset?: number;
   since?: number;
-  log: Logger;
+  logger: Logger;
   onProgress?: (p: ReplayProgress) => void;
   signal?: AbortSignal;
   /** Told what each durable task commit held (metrics). */
@@ -46,7 +46,7 @@ export async function runEmbeddedReplay<S>(o: EmbeddedReplayOptions<S>): Promise
     dataDir: o.dataDir,
     topology: plan.topology,
     services: o.services,
-    log: o.log,
+    logger: o.logger,
     groupOf,
     startAt: (_group, topic, log) => start(topic, log),
     // A replayed record is processed where it lies, whoever owns its key today, unless growing the
@@ -78,7 +78,7 @@ export async function runEmbeddedReplay<S>(o: EmbeddedReplayOptions<S>): Promise
     await runtime.whenIdle(o.signal);
     const lost = runtime.damageSummary();
     if (lost.unprocessed) {
-      o.log.warn(`replay ${plan.id}: ${lost.unprocessed} records could not be read (log damage, see above) and were not replayed`);
+      o.logger.warn(`replay ${plan.id}: ${lost.unprocessed} records could not be read (log damage, see above) and were not replayed`);
     }
     return { ...meter.measure(Math.max(0, read() - lost.unprocessed), lost.unprocessed), lost };
   } finally {

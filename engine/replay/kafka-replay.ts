@@ -22,7 +22,7 @@ export interface KafkaReplayOptions<S> {
   services: S;
   since?: number;
   fromOffset?: number;
-  log: Logger;
+  logger: Logger;
   onProgress?: (p: ReplayProgress) => void;
   signal?: AbortSignal;
   dataDir?: string;
@@ -34,7 +34,7 @@ export interface KafkaReplayOptions<S> {
 
 export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<ReplayProgress> {
   const { plan } = o;
-  const cluster = await connectCluster({ brokers: o.brokers, prefix: o.prefix, clientId: `crawlstream-replay-${plan.id}`, log: o.log });
+  const cluster = await connectCluster({ brokers: o.brokers, prefix: o.prefix, clientId: `crawlstream-replay-${plan.id}`, logger: o.logger });
   const names = new KafkaNames(o.prefix, `crawlstream.replay-${plan.id}`);
   const from = plan.from;
   const runners: ProcessorRunner<S>[] = [];
@@ -75,13 +75,13 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
       await cluster.admin.setOffsets({ groupId: names.group(node.name), topic: source, partitions: [...starts].map(([partition, offset]) => ({ partition, offset: String(offset) })) });
     }
     const transactionalId = names.workerTransactionalId(randomUUID().slice(0, 8));
-    owners = new TaskOwners({ kafka: cluster.kafka, admin: cluster.admin, topic: names.taskOwners, me: transactionalId, log: o.log, graceMs: HANDOVER_GRACE_MS });
+    owners = new TaskOwners({ kafka: cluster.kafka, admin: cluster.admin, topic: names.taskOwners, me: transactionalId, logger: o.logger, graceMs: HANDOVER_GRACE_MS });
     let reopening = Promise.resolve();
     const commits = (transactions = new WorkerTransactions({
-      kafka: cluster.kafka, names, transactionalId, log: o.log,
+      kafka: cluster.kafka, names, transactionalId, logger: o.logger,
       onFailure: (err) => {
-        o.log.warn(`replay ${plan.id}: a transaction failed (${err.message}); re-opening its tasks from their last commit`);
-        reopening = reopening.then(() => reopenAll(runners, commits)).catch((e: Error) => o.log.warn(`replay ${plan.id}: re-opening failed: ${e.message}`));
+        o.logger.warn(`replay ${plan.id}: a transaction failed (${err.message}); re-opening its tasks from their last commit`);
+        reopening = reopening.then(() => reopenAll(runners, commits)).catch((e: Error) => o.logger.warn(`replay ${plan.id}: re-opening failed: ${e.message}`));
       },
     }));
     await owners.start();
@@ -90,12 +90,12 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
     const meter = new ProgressMeter(total);
     for (const node of plan.topology.processors) {
       runners.push(new ProcessorRunner({
-        kafka: cluster.kafka, admin: cluster.admin, names, node, partitions, codecs, services: o.services, logId, log: o.log,
+        kafka: cluster.kafka, admin: cluster.admin, names, node, partitions, codecs, services: o.services, logId, logger: o.logger,
         dataDir: o.dataDir ?? `crawl-data/replay-${plan.id}`,
         sessionTimeoutMs: 10_000, clock: Date.now, owners, transactions: commits,
         onFatal: (err) => {
           failure ??= err;
-          o.log.warn(`replay ${plan.id}: ${err.message}`);
+          o.logger.warn(`replay ${plan.id}: ${err.message}`);
         },
         // Kafka scaling drains topics before it moves hosts and copies no record, so a record is
         // replayed in the partition it lies in, whoever owns its host today.
@@ -146,7 +146,7 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
     await owners?.stop();
     if (!o.signal?.aborted && created.length) {
       await cluster.admin.deleteTopics({ topics: created }).catch((err: Error) =>
-        o.log.warn(`replay ${plan.id}: could not delete its topics (${err.message}); delete ${created.join(', ')} by hand`));
+        o.logger.warn(`replay ${plan.id}: could not delete its topics (${err.message}); delete ${created.join(', ')} by hand`));
     }
     await cluster.close();
   }

@@ -15,7 +15,7 @@ const WORDS = LINES * 4;
 const quiet = { info: () => {}, warn: () => {} };
 
 const open = (dataDir: string, partitions: number, processors?: string[]) =>
-  EmbeddedRuntime.open({ dataDir, topology: wordCountTopology(), services: {}, partitions, log: quiet, processors, segmentBytes: 1024 });
+  EmbeddedRuntime.open({ dataDir, topology: wordCountTopology(), services: {}, partitions, logger: quiet, processors, segmentBytes: 1024 });
 
 /** Lines split into words that no one has counted yet, on 2 partitions. */
 async function wordsWaiting(): Promise<string> {

@@ -28,7 +28,7 @@ export interface ScaleReport {
 
 /** `keysOf`: a store whose keys are routing keys, to report how many of them changed owner. */
 export async function scaleEmbedded(dataDir: string, to: number, topology: Topology, keysOf: StoreSpec<string, unknown>,
-  log: { info(m: string): void } = { info: () => {} }): Promise<ScaleReport> {
+  logger: { info(m: string): void } = { info: () => {} }): Promise<ScaleReport> {
   // The same checks as a run: a state that lost its log, or lost commits, must not be rewritten here.
   const found = checkBeforeState(dataDir);
   const db = await openStateDb(join(dataDir, 'state'));
@@ -37,7 +37,7 @@ export async function scaleEmbedded(dataDir: string, to: number, topology: Topol
     const from = await readJson<number>(db, metaKey('partitions'));
     if (from === undefined) throw new Error(`${dataDir} holds no crawl`);
     if (to <= from) throw new Error(`the crawl has ${from} partitions; scale can only grow it (asked for ${to})`);
-    await settleIdentity(db, dataDir, found, log);
+    await settleIdentity(db, dataDir, found, logger);
     await refuseUnsafeLog(db, dataDir, topology, from);
     const lost: LostRange[] = [];
     const ops: { type: 'put'; key: Buffer; value: Buffer }[] = [];

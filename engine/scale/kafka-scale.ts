@@ -25,12 +25,12 @@ export interface KafkaScaleOptions {
   topology: Topology;
   /** A store whose keys are routing keys, to report how many changed owner. */
   keysOf: StoreSpec<string, unknown>;
-  log: Logger;
+  logger: Logger;
   timeoutMs: number;
 }
 
 export async function scaleKafka(o: KafkaScaleOptions): Promise<ScaleReport> {
-  const cluster = await connectCluster({ brokers: o.brokers, prefix: o.prefix, clientId: 'crawlstream-scale', log: o.log });
+  const cluster = await connectCluster({ brokers: o.brokers, prefix: o.prefix, clientId: 'crawlstream-scale', logger: o.logger });
   try {
     const { topology } = o;
     const state = await readClusterState(cluster);
@@ -44,7 +44,7 @@ export async function scaleKafka(o: KafkaScaleOptions): Promise<ScaleReport> {
     const processors = topology.processors.map((p) => ({ name: p.name, inputs: p.inputs }));
     const topics = [...topology.topics.keys()];
 
-    o.log.info(`pausing the crawl and waiting for everything in flight to finish`);
+    o.logger.info(`pausing the crawl and waiting for everything in flight to finish`);
     await writeClusterState(cluster, { ...state, control: { ...state.control, paused: true } });
     await until(deadline, 'the crawl to drain', async () => {
       const { idle, reason, statuses } = await clusterIdle(cluster, processors, topics, from);
@@ -52,7 +52,7 @@ export async function scaleKafka(o: KafkaScaleOptions): Promise<ScaleReport> {
       return idle && unpaused.length === 0 ? true : unpaused.length ? `${unpaused.length} tasks not paused yet` : reason;
     });
 
-    o.log.info(`growing every topic to ${to} partitions`);
+    o.logger.info(`growing every topic to ${to} partitions`);
     const plans = plannedTopics(topology, cluster.names, to).filter((p) => p.partitions === to);
     const counts = await partitionCounts(cluster.admin, plans.map((p) => p.name));
     const grow = plans.filter((p) => (counts.get(p.name) ?? to) < to).map((p) => ({ topic: p.name, count: to }));
@@ -63,7 +63,7 @@ export async function scaleKafka(o: KafkaScaleOptions): Promise<ScaleReport> {
       return leaderless.length === 0 && meta.every((t) => t.partitions.length >= to) ? true : `${leaderless.length} partitions without a leader`;
     });
 
-    o.log.info('moving the state of hosts that changed owner');
+    o.logger.info('moving the state of hosts that changed owner');
     let copiedRecords = 0;
     let keys = 0;
     let movedKeys = 0;
@@ -79,7 +79,7 @@ export async function scaleKafka(o: KafkaScaleOptions): Promise<ScaleReport> {
     }
 
     const next: ClusterState<unknown> = { ...state, control: { paused: true, generation: state.control.generation + 1, partitions: to } };
-    o.log.info(`generation ${next.control.generation}: workers re-open their tasks for ${to} partitions`);
+    o.logger.info(`generation ${next.control.generation}: workers re-open their tasks for ${to} partitions`);
     await writeClusterState(cluster, next);
     await until(deadline, 'every task to run under the new partition count', async () => {
       const statuses = await readTaskStatuses(cluster);
@@ -92,7 +92,7 @@ export async function scaleKafka(o: KafkaScaleOptions): Promise<ScaleReport> {
       return true;
     });
     await writeClusterState(cluster, { ...next, control: { ...next.control, paused: false } });
-    o.log.info('crawl resumed');
+    o.logger.info('crawl resumed');
     // Kafka keeps its own log: a gap in it is found by the workers' offset-gap guard, not here.
     return { from, to, keys, movedKeys, copiedRecords, lost: [] };
   } finally {

@@ -20,7 +20,7 @@ export interface RecordHandlerParts {
   codecs: TopicCodecs;
   stores: readonly LevelStore<unknown, unknown>[];
   metrics: TaskMetrics;
-  log: Logger;
+  logger: Logger;
   clock: () => number;
   /** Physical input topic → the name the processor declared. */
   declared: ReadonlyMap<string, string>;
@@ -57,11 +57,13 @@ export class RecordHandler {
       topic: p.declared.get(record.topic) ?? record.topic, partition: record.partition, offset: record.offset,
       timestamp: record.timestamp, key: record.key, value,
     };
-    const failed = (err: unknown) => {
+    const failed = (err: unknown): void | Promise<void> => {
       // Undo what the failed record did, so that a commit holds either all of a record or none.
       sink.length = mark;
       p.stores.forEach((s, i) => s.rollbackTo(journal[i]));
-      p.ended(record, `processor failed: ${(err as Error)?.stack ?? err}`, sink);
+      const reason = `processor failed: ${(err as Error)?.stack ?? err}`;
+      if (!p.processor.recordFailed) return p.ended(record, reason, sink);
+      return this.recover(record, input, ctx, sink, reason);
     };
     let result: void | Promise<void>;
     try {
@@ -73,11 +75,35 @@ export class RecordHandler {
     p.ended(record, undefined, sink);
   }
 
+  /**
+   * The processor puts back the in-memory state the failed record changed (its stores are already
+   * rolled back). What it writes and forwards here commits with the dead letter; if it fails too, that
+   * is undone as well and the dead letter says so.
+   */
+  private recover(record: RawRecord, input: InputRecord, ctx: Context, sink: OutputRecord[], reason: string): void | Promise<void> {
+    const { p } = this;
+    const mark = sink.length;
+    const journal = p.stores.length === 0 ? NO_MARKS : p.stores.map((s) => s.journalMark());
+    const undo = (err: unknown) => {
+      sink.length = mark;
+      p.stores.forEach((s, i) => s.rollbackTo(journal[i]));
+      p.ended(record, `${reason}\nrecordFailed failed as well, so in-memory state may not match the stores: ${(err as Error)?.stack ?? err}`, sink);
+    };
+    let result: void | Promise<void>;
+    try {
+      result = p.processor.recordFailed!(input as never, ctx);
+    } catch (err) {
+      return undo(err);
+    }
+    if (result) return result.then(() => p.ended(record, reason, sink), undo);
+    p.ended(record, reason, sink);
+  }
+
   /** Adds the dead letter of a record that failed for `reason` to `sink`. */
   deadLetter(record: RawRecord, reason: string, sink: OutputRecord[]): void {
     const { p } = this;
     p.metrics.count('dead-letters');
-    p.log.warn(`${p.id}: ${record.topic}/${record.partition}@${record.offset} sent to ${DEAD_LETTERS}: ${reason.split('\n')[0]}`);
+    p.logger.warn(`${p.id}: ${record.topic}/${record.partition}@${record.offset} sent to ${DEAD_LETTERS}: ${reason.split('\n')[0]}`);
     const letter = deadLetterFor(record, p.node.name, reason, p.clock());
     const topic = p.node.physical.get(DEAD_LETTERS)!;
     sink.push({ topic, key: record.key, value: p.codecs.encode(topic, letter), timestamp: letter.failed_at });

@@ -40,7 +40,7 @@ async function slowTask(concurrency?: { maxInFlight: number; perKeyOrder: boolea
   const warnings: string[] = [];
   const task = new StreamTask({
     node: topology.processors[0], partition: 0, services: {}, stores: [], codecs, logId: 'test', clock: () => 0,
-    log: { info: () => {}, warn: (m) => warnings.push(m) }, owns: () => true, onActivity: () => {},
+    logger: { info: () => {}, warn: (m) => warnings.push(m) }, owns: () => true, onActivity: () => {},
   });
   task.restoring();
   await task.start(new Map([['lines', { base: 0, done: [] }]]));

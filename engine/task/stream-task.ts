@@ -84,7 +84,7 @@ export class StreamTask<S = unknown> {
     this.sharedContext = this.contextFor(() => this.ready);
     this.handler = new RecordHandler({
       id: this.id, node: this.node, processor: this.processor, codecs: options.codecs, stores: this.storeList, metrics: this.metrics,
-      log: options.log, clock: options.clock, declared: this.declared,
+      logger: options.logger, clock: options.clock, declared: this.declared,
       ended: (record, failure, sink) => this.recordEnded(record, failure, sink),
     });
   }
@@ -226,7 +226,7 @@ export class StreamTask<S = unknown> {
     try {
       if (report) observer(report);
     } catch (err) {
-      this.options.log.warn(`${this.id}: a commit observer threw: ${(err as Error).message}`);
+      this.options.logger.warn(`${this.id}: a commit observer threw: ${(err as Error).message}`);
     }
   }
 
@@ -381,8 +381,8 @@ export class StreamTask<S = unknown> {
   }
 
   private contextFor(outputs: () => OutputRecord[]): Context {
-    const { codecs, clock, logId, log } = this.options;
-    return taskContext({ node: this.node, partition: this.partition, metrics: this.metrics, codecs, clock, logId, log, store: (spec) => this.storeOf(spec) }, outputs);
+    const { codecs, clock, logId, logger } = this.options;
+    return taskContext({ node: this.node, partition: this.partition, metrics: this.metrics, codecs, clock, logId, logger, store: (spec) => this.storeOf(spec) }, outputs);
   }
 
   private tracker(topic: string): InputTracker {

@@ -14,7 +14,7 @@ export interface TaskContextParts {
   codecs: TopicCodecs;
   clock: () => number;
   logId: string;
-  log: Logger;
+  logger: Logger;
   store<K, V>(spec: StoreSpec<K, V>): KeyValueStore<K, V>;
 }
 
@@ -29,7 +29,7 @@ export function taskContext(parts: TaskContextParts, outputs: () => OutputRecord
     partition: parts.partition,
     logId: parts.logId,
     metrics,
-    log: parts.log,
+    logger: parts.logger,
     now: clock,
     forward(declared, key, value) {
       const topic = outputTopics.get(declared);

@@ -31,7 +31,7 @@ export interface TaskOptions<S> {
   codecs: TopicCodecs;
   logId: string;
   clock: () => number;
-  log: Logger;
+  logger: Logger;
   /**
    * Whether this task processes the record; the others belong to another partition's task. Absent:
    * every record of the partition is the task's (no partitions were ever added).

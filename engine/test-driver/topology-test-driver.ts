@@ -18,7 +18,7 @@ export interface DriverOptions<S, T> {
   processors?: readonly string[];
   services: S;
   startTime?: number;
-  log?: Logger;
+  logger?: Logger;
 }
 
 export interface CapturedRecord<V = unknown> {
@@ -37,7 +37,7 @@ export class TopologyTestDriver<S, T> {
   /** Counter totals each task committed, by task: a moved task starts from them, as on the other runtimes. */
   private readonly committedCounters = new Map<string, Map<string, number>>();
   private options!: DriverOptions<S, T>;
-  private log!: Logger;
+  private logger!: Logger;
 
   private constructor(
     private readonly db: MemoryLevel<Buffer, Buffer>,
@@ -55,7 +55,7 @@ export class TopologyTestDriver<S, T> {
     for (const topic of options.topology.topics.values()) await codecs.addTopic(topic.name, topic.schema);
     const driver = new TopologyTestDriver<S, T>(db, codecs, options.startTime ?? Date.UTC(2026, 0, 1));
     driver.options = options;
-    driver.log = options.log ?? { info: () => {}, warn: (m) => driver.warnings.push(m) };
+    driver.logger = options.logger ?? { info: () => {}, warn: (m) => driver.warnings.push(m) };
     await driver.startTasks();
     return driver;
   }
@@ -81,7 +81,7 @@ export class TopologyTestDriver<S, T> {
       for (const s of stores) this.stores.set(s.name, s);
       this.tasks.push(new StreamTask({
         node, partition: 0, services: this.options.services, stores, codecs: this.codecs, logId: 'test-driver',
-        clock: () => this.now, log: this.log, owns: () => true, onActivity: () => {},
+        clock: () => this.now, logger: this.logger, owns: () => true, onActivity: () => {},
       }));
     }
     for (const t of this.tasks) {

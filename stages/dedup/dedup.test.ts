@@ -141,7 +141,7 @@ describe('dedup', () => {
 async function runDedup(dataDir: string, urls: string[]): Promise<string[]> {
   const runtime = await EmbeddedRuntime.open({
     dataDir, topology: crawlTopology(), services: testServices(), partitions: 2, processors: ['dedup'],
-    log: { info: () => {}, warn: (m) => assert.fail(m) },
+    logger: { info: () => {}, warn: (m) => assert.fail(m) },
   });
   try {
     const ends = [0, 1].map((p) => runtime.log('deduped', p).end);

@@ -28,9 +28,9 @@ async function seenFilterOf(entries: Iterable<[number, number]>): Promise<{ filt
   for (const e of entries) {
     added.push(e);
     filter.add(e[0], e[1]);
-    if (added.length % 10_000 === 0) await filter.settled();
+    if (added.length % 10_000 === 0) await filter.rebuilt();
   }
-  await filter.settled();
+  await filter.rebuilt();
   return { filter, added };
 }
 

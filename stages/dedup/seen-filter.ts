@@ -51,7 +51,7 @@ export class SeenFilter {
   }
 
   /** Resolves when no rebuild is running (tests and benchmarks). */
-  async settled(): Promise<void> {
+  async rebuilt(): Promise<void> {
     while (this.rebuilding) await this.rebuilding;
   }
 

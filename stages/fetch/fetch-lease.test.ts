@@ -43,7 +43,7 @@ async function fetchTask() {
   const fetched: FetchResult[] = [];
   const unfetched: UnfetchedUrl[] = [];
   const ctx = {
-    processorName: 'fetch', partition: 0, logId: 'test', now: Date.now, log: { info: () => {}, warn: () => {} },
+    processorName: 'fetch', partition: 0, logId: 'test', now: Date.now, logger: { info: () => {}, warn: () => {} },
     metrics: { count: () => {}, gauge: () => {} }, store: () => { throw new Error('no stores'); },
     forward: (topic: string, _key: string, value: unknown) => {
       if (topic === 'fetched') fetched.push(value as FetchResult);
@@ -143,7 +143,7 @@ describe('fetch: leases', () => {
     const fetcher = createFetcher(services.config);
     const runtime = await EmbeddedRuntime.open({
       dataDir, topology: crawlTopology(), processors: ['fetch'], partitions: 1, services: { ...services, fetcher, hostTurns: new HostTurns() },
-      log: { info: () => {}, warn: () => {} },
+      logger: { info: () => {}, warn: () => {} },
     });
     try {
       await runtime.start();

@@ -70,7 +70,7 @@ class Normalize implements Processor<In, Out> {
       if (!scope.ok) return { ok: false, reason: scope.reason };
       return { ok: true, url: canonical.url, host: canonical.host };
     } catch (err) {
-      ctx.log.warn(`normalize: ${JSON.stringify(raw.slice(0, 200))} could not be normalized (${(err as Error).message}); skipped`);
+      ctx.logger.warn(`normalize: ${JSON.stringify(raw.slice(0, 200))} could not be normalized (${(err as Error).message}); skipped`);
       return { ok: false, reason: 'error' };
     }
   }

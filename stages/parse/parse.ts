@@ -134,7 +134,7 @@ export class Parse implements Processor<In, Out> {
     const judged = a.focus ?? focus.score({ url, title: a.title, text: a.text, links: a.links });
     if (judged.error) {
       ctx.metrics.count('errors.focus-module');
-      if (!this.moduleFailed) ctx.log.warn(`parse: ${judged.error} (on ${url}; such pages are recorded unjudged, with the error in parsed_pages.error, and their links followed unscored)`);
+      if (!this.moduleFailed) ctx.logger.warn(`parse: ${judged.error} (on ${url}; such pages are recorded unjudged, with the error in parsed_pages.error, and their links followed unscored)`);
       this.moduleFailed = true;
       if (!a.error) a.error = judged.error;
       return undefined;
@@ -184,11 +184,11 @@ export class Parse implements Processor<In, Out> {
     return this.options.pool.analyze(input).catch((err: Error) => {
       if (err instanceof ParseTimeoutError) {
         ctx.metrics.count('parse-timeouts');
-        ctx.log.warn(`parse: ${url}: ${err.message}; recorded with the error, its links not followed`);
+        ctx.logger.warn(`parse: ${url}: ${err.message}; recorded with the error, its links not followed`);
         return overran(err, this.options.parserModule !== undefined);
       }
       ctx.metrics.count('parse-worker-failures');
-      ctx.log.warn(`parse: a worker thread failed on ${url} (${err.message}); parsed in the main thread instead`);
+      ctx.logger.warn(`parse: a worker thread failed on ${url} (${err.message}); parsed in the main thread instead`);
       return analyzeBody(input, this.options.parserModule);
     });
   }

@@ -23,7 +23,7 @@ export interface LeaseParts {
   config: CrawlConfig;
   frontier: Frontier;
   robots: RobotsGate;
-  budget?: CrawlBudget;
+  budget?: Pick<CrawlBudget, 'tryTake'>;
   /** A URL that will not be fetched, and why. */
   skip(h: HostState, url: string, reason: string, depth: number): void;
 }

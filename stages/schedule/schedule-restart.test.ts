@@ -46,7 +46,7 @@ describe('schedule across a restart', () => {
       const runtime = await EmbeddedRuntime.open({
         dataDir, topology: crawlTopology(), processors: ['schedule'], partitions: 1, clock: () => now,
         services: testServices({ defaultDelayMs: DELAY, fetchTimeoutMs: FETCH_TIMEOUT, sitemaps: false }),
-        log: { info: () => {}, warn: (m) => warnings.push(m) },
+        logger: { info: () => {}, warn: (m) => warnings.push(m) },
       });
       await runtime.start();
       return runtime;

@@ -10,9 +10,7 @@
 // letting releases pile into a burst. A second lease may queue behind the first in that same task.
 // Among a host's ready URLs the most important goes first (url-state.ts rankOf), sitemaps taking
 // turns with pages; with --recrawl every fetched URL waits for its due time and comes back ready.
-import {
-  defineProcessor, type KeyValueStore, type Processor, type ProcessorContext, type RecordOf, type RuntimeControl, type TopicValues,
-} from '../../engine/api.js';
+import { defineProcessor, type KeyValueStore, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../../engine/api.js';
 import type { CanonicalUrl, FetchResult, UnfetchedUrl } from '../../schemas/records.js';
 import type { CrawlConfig } from '../../contract/config.js';
 import { deduped, fetched, scheduled, skipped, unfetched } from '../../contract/topics.js';
@@ -26,30 +24,24 @@ import type { RobotsGate } from '../../politeness/robots-gate.js';
 import { firstInterval } from '../../recrawl/recrawl-policy.js';
 import { urlKey, urlsStore, type UrlKey, type UrlState } from './url-state.js';
 import { TimerHeap } from './timer-heap.js';
-import type { CrawlBudget } from '../../contract/crawl-budget.js';
+import { RecordBudget } from './record-budget.js';
 import { canonicalEntries } from '../../contract/url-batch.js';
 import { leaseRequest, robotsRequest, takeUrls } from './lease-release.js';
 import { afterPage, dropReadyUrls, giveUpLeases, queueSitemaps, requeue } from './url-reports.js';
 import type { FocusGate } from '../../focus/focus-gate.js';
+import type { ScheduleServices } from './schedule-services.js';
 
 const inputs = [fetched, deduped, unfetched] as const;
 const outputs = [scheduled, skipped] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
-export interface ScheduleServices {
-  config: CrawlConfig;
-  /** The global page budget (--max-pages), shared by the schedule tasks of one process. */
-  budget?: CrawlBudget;
-  /** Kafka pauses releases while the partition count grows (crawlstream scale). */
-  control: RuntimeControl;
-  /** A focused crawl orders hosts by their best URL's score, holding some back (never bringing one forward). */
-  focusGate?: FocusGate;
-}
+export type { ScheduleServices };
 
 export class Schedule implements Processor<In, Out> {
   readonly config: CrawlConfig;
-  readonly budget: CrawlBudget | undefined;
+  /** The shared page budget, remembering what the record in progress took (undone if it fails). */
+  readonly budget: RecordBudget | undefined;
   frontier!: Frontier;
   robots!: RobotsGate;
   ctx!: ProcessorContext<Out>;
@@ -64,7 +56,7 @@ export class Schedule implements Processor<In, Out> {
 
   constructor(private readonly s: ScheduleServices) {
     this.config = s.config;
-    this.budget = s.budget;
+    this.budget = s.budget && new RecordBudget(s.budget);
   }
 
   async init(ctx: ProcessorContext<Out>): Promise<void> {
@@ -74,16 +66,12 @@ export class Schedule implements Processor<In, Out> {
     this.frontier = new Frontier(this.urls, ctx.store(readyQueueStore), ctx.store(waitingQueueStore));
     this.politeness = new Politeness(ctx.store(robotsStore), this.config);
     this.robots = this.politeness.robots;
-    for await (const [host, h] of this.hosts.entries()) {
+    for await (const [, h] of this.hosts.entries()) {
       this.budget?.addUsed(h.queue.released);
-      const owed = owedCount(h.leases);
-      if (h.queue.ready === 0 && h.queue.waiting === 0 && owed === 0) continue;
-      this.active.set(host, h);
-      this.frontier.account(h, +1);
-      if (owed > 0) {
+      if (!this.adopt(h)) continue;
+      if (owedCount(h.leases) > 0) {
         // Their reports may still come, or may have been lost with the process: the lost-lease guard,
         // counted from now, decides (a host is never left waiting on a report that cannot come).
-        this.inFlight += owed;
         h.leases = restarted(h.leases, ctx.now());
         this.arm(h, this.politeness.lostAt(h));
         continue;
@@ -95,28 +83,54 @@ export class Schedule implements Processor<In, Out> {
     this.reportGauges();
   }
 
+  /** A stored host joins the active set if it has work (URLs queued or leased): false if it has none. */
+  private adopt(h: HostState): boolean {
+    const owed = owedCount(h.leases);
+    if (h.queue.ready === 0 && h.queue.waiting === 0 && owed === 0) return false;
+    this.active.set(h.host, h);
+    this.frontier.account(h, +1);
+    this.inFlight += owed;
+    return true;
+  }
+
   async process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {
     this.ctx = ctx;
-    try {
-      switch (record.topic) {
-        case 'fetched':
-          return await this.onFetched(record.value, ctx.now());
-        case 'unfetched':
-          return await this.onUnfetched(record.value, ctx.now());
-        case 'deduped': {
-          // A batch of one host's URLs: each is decided on its own, in order.
-          const { more: _batch, ...shared } = record.value;
-          for (const entry of canonicalEntries(record.value)) await this.onDeduped({ ...shared, ...entry, more: [] }, ctx.now());
-          return;
-        }
+    this.budget?.begin();
+    switch (record.topic) {
+      case 'fetched':
+        return this.onFetched(record.value, ctx.now());
+      case 'unfetched':
+        return this.onUnfetched(record.value, ctx.now());
+      case 'deduped': {
+        // A batch of one host's URLs: each is decided on its own, in order.
+        const { more: _batch, ...shared } = record.value;
+        for (const entry of canonicalEntries(record.value)) await this.onDeduped({ ...shared, ...entry, more: [] }, ctx.now());
       }
-    } catch (err) {
-      // A record that cannot be handled must never leave its host waiting on a report that will not
-      // come back (a dead-lettered completion once stalled a host for good): say so, count the URL reported.
-      ctx.metrics.count(`errors.${record.topic}`);
-      ctx.log.warn(`schedule: ${record.topic} record for ${record.value.url} failed: ${(err as Error).message}`);
-      if (record.topic !== 'deduped') this.reportWithoutOutcome(record.value, ctx.now());
     }
+  }
+
+  /**
+   * The engine undid the failed record's store writes and outputs; the host's copy in memory (and the
+   * counts, cached queue heads, robots rules and budget derived from it) may still hold what the record
+   * did: they are put back from the stores. A failed report still counts as received, so the host is
+   * never left waiting on a report that cannot come back (a dead-lettered completion once stalled a host for good).
+   */
+  recordFailed(record: RecordOf<In>, ctx: ProcessorContext<Out>): void {
+    this.ctx = ctx;
+    ctx.metrics.count(`errors.${record.topic}`);
+    this.budget?.undo();
+    const host = record.value.host;
+    const old = this.active.get(host);
+    if (old) {
+      this.frontier.account(old, -1);
+      this.inFlight -= owedCount(old.leases);
+      this.active.delete(host);
+    }
+    this.frontier.forget(host);
+    this.robots.forget(host);
+    const h = this.hosts.get(host);
+    if (h && this.adopt(h)) this.arm(h, ctx.now());
+    if (record.topic !== 'deduped') this.reportWithoutOutcome(record.value, ctx.now());
   }
 
   async punctuate(now: number, ctx: ProcessorContext<Out>): Promise<void> {
@@ -181,12 +195,12 @@ export class Schedule implements Processor<In, Out> {
       const outcome = this.robots.afterFetch(h.host, h.scheme, h.robots, r, now);
       this.ctx.metrics.count(`robots.${outcome.outcome}`);
       h.robots = outcome.state;
-      if (outcome.text === null) this.robotsTexts().delete(h.host);
-      else if (outcome.text) this.robotsTexts().put(h.host, outcome.text);
+      if (outcome.text === null) this.ctx.store(robotsStore).delete(h.host);
+      else if (outcome.text) this.ctx.store(robotsStore).put(h.host, outcome.text);
       // The Crawl-delay just read already applies to the next request.
       this.politeness.freed(h, report.lease, r, now);
       if (outcome.outcome === 'crawl-delay-too-long') {
-        this.ctx.log.warn(`${h.host}: robots.txt asks a ${this.robots.refusalDetail(h.robots, outcome.outcome)} (--max-crawl-delay): the host is skipped until robots.txt is read again`);
+        this.ctx.logger.warn(`${h.host}: robots.txt asks a ${this.robots.refusalDetail(h.robots, outcome.outcome)} (--max-crawl-delay): the host is skipped until robots.txt is read again`);
       }
       if (h.robots.status === 'rules' || h.robots.status === 'allow-all') queueSitemaps(this, h, outcome.sitemaps, now);
     } else {
@@ -343,10 +357,6 @@ export class Schedule implements Processor<In, Out> {
       this.frontier.account(h, +1);
     }
     return h;
-  }
-
-  private robotsTexts() {
-    return this.ctx.store(robotsStore);
   }
 
   private save(h: HostState): void {

@@ -17,8 +17,8 @@ const MAX_SITEMAPS_PER_HOST = 16;
 export interface ReportParts {
   config: CrawlConfig;
   frontier: Frontier;
-  budget?: CrawlBudget;
-  ctx: { metrics: Metrics; log: Logger };
+  budget?: Pick<CrawlBudget, 'giveBack'>;
+  ctx: { metrics: Metrics; logger: Logger };
   skip(h: HostState, url: string, reason: string, depth: number, detail?: string): void;
 }
 
@@ -70,7 +70,7 @@ export function requeue(p: ReportParts, h: HostState, url: string, change: (u: U
  */
 export function giveUpLeases(p: ReportParts, h: HostState, now: number): number {
   for (const lease of h.leases.open) {
-    p.ctx.log.warn(`${h.host}: lease ${lease.id} released ${now - lease.releasedAt} ms ago stopped reporting with ${lease.count} of its ${lease.size} URLs owed; they are released again once (a late report is ignored)`);
+    p.ctx.logger.warn(`${h.host}: lease ${lease.id} released ${now - lease.releasedAt} ms ago stopped reporting with ${lease.count} of its ${lease.size} URLs owed; they are released again once (a late report is ignored)`);
     p.ctx.metrics.count('leases-lost');
     giveUpLost(p, h, lease.owed);
   }

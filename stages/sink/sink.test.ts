@@ -13,10 +13,10 @@ after(async () => {
   for (const ch of opened) await ch.close();
 });
 
-function context(log = collectingLog(), logId = 'log-1'): ProcessorContext<object> & { counters: Map<string, number> } {
+function context(logger = collectingLog(), logId = 'log-1'): ProcessorContext<object> & { counters: Map<string, number> } {
   const counters = new Map<string, number>();
   return {
-    processorName: 'sink', partition: 3, logId, log, counters,
+    processorName: 'sink', partition: 3, logId, logger, counters,
     metrics: { count: (name, by = 1) => counters.set(name, (counters.get(name) ?? 0) + by), gauge: () => {} },
     now: () => Date.now(),
     forward: () => assert.fail('the sink forwards nothing'),

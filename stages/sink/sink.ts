@@ -31,7 +31,7 @@ export const clickhouseSink = defineProcessor({
   name: 'sink',
   description: 'Writes every fetch attempt, robots.txt outcome, parsed page with its links, and duplicate finding to ClickHouse.',
   inputs,
-  outputs: [],
+  kind: 'sink', outputs: [],
   stores: [],
   concurrency: { maxInFlight: 20_000, perKeyOrder: false },
   delivery:
@@ -47,11 +47,11 @@ export const clickhouseSink = defineProcessor({
  */
 const writers = new WeakMap<() => Promise<ClickHouse>, Map<string, { writer: SinkWriter; tasks: number }>>();
 
-function sharedWriter(clickhouse: () => Promise<ClickHouse>, sinkId: string, log: Logger, trouble?: OutputTrouble): { writer: SinkWriter; release(): Promise<void> } {
+function sharedWriter(clickhouse: () => Promise<ClickHouse>, sinkId: string, logger: Logger, trouble?: OutputTrouble): { writer: SinkWriter; release(): Promise<void> } {
   let bySink = writers.get(clickhouse);
   if (!bySink) writers.set(clickhouse, (bySink = new Map()));
   let shared = bySink.get(sinkId);
-  if (!shared) bySink.set(sinkId, (shared = { writer: new SinkWriter({ connect: migratedConnection(clickhouse), sinkId, log, trouble }), tasks: 0 }));
+  if (!shared) bySink.set(sinkId, (shared = { writer: new SinkWriter({ connect: migratedConnection(clickhouse), sinkId, logger: logger, trouble }), tasks: 0 }));
   shared.tasks++;
   const entry = shared;
   let released = false;
@@ -94,7 +94,7 @@ class ClickHouseSinkProcessor implements Processor<In, Out> {
   init(ctx: ProcessorContext<Out>): void {
     // Positions belong to the log they came from: a new data directory or recreated topics get a
     // new log identity, so their offsets never hide behind an earlier log's.
-    this.shared = sharedWriter(this.s.clickhouse, `${this.s.sinkName}:${ctx.logId}`, ctx.log, this.s.troubles?.of('clickhouse'));
+    this.shared = sharedWriter(this.s.clickhouse, `${this.s.sinkName}:${ctx.logId}`, ctx.logger, this.s.troubles?.of('clickhouse'));
   }
 
   process(record: RecordOf<In>, ctx: ProcessorContext<Out>): Promise<void> {

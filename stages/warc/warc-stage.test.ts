@@ -37,9 +37,9 @@ const records: FetchResult[] = [
 
 async function driver(dir: string, said: string[]) {
   const warc: WarcOutput = { dir, role: '', operator: 'ops@crawl.test' };
-  const log = { info: (m: string) => said.push(m), warn: (m: string) => said.push(`warn: ${m}`) };
+  const logger = { info: (m: string) => said.push(m), warn: (m: string) => said.push(`warn: ${m}`) };
   // The warc processor is added to the crawl's topology only with --warc-dir, as here.
-  return TopologyTestDriver.create({ topology: crawlTopology(extraProcessors(warc)), processors: ['warc'], services: testServices({}, { warc }), log });
+  return TopologyTestDriver.create({ topology: crawlTopology(extraProcessors(warc)), processors: ['warc'], services: testServices({}, { warc }), logger });
 }
 
 describe('warc processor', () => {

@@ -44,7 +44,7 @@ class WarcArchive implements Processor<In, Out> {
     // earlier crawl's files in the same directory for its own and skipping its offsets.
     const writerId = `${ctx.logId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12)}-${role}fetched-${ctx.partition}`;
     this.appender = await DurableAppender.open({
-      log: ctx.log,
+      logger: ctx.logger,
       trouble: this.troubles?.of('warc'),
       open: () => WarcWriter.open({
         dir: this.out.dir,
@@ -59,7 +59,7 @@ class WarcArchive implements Processor<In, Out> {
           robots: 'obey',
           'crawlstream-log': ctx.logId,
         },
-        log: ctx.log,
+        logger: ctx.logger,
       }),
     });
   }
@@ -71,7 +71,7 @@ class WarcArchive implements Processor<In, Out> {
       // Nothing came back (DNS, connect, refused, a timeout before the headers): nothing to archive.
       ctx.metrics.count('no-response');
       if (this.noResponse++ % LOG_EVERY === 0) {
-        ctx.log.info(`warc: ${this.noResponse} fetch(es) without a response not archived so far (counted as warc.no-response), e.g. ${r.url.slice(0, 200)}: ${r.error.slice(0, 200)}`);
+        ctx.logger.info(`warc: ${this.noResponse} fetch(es) without a response not archived so far (counted as warc.no-response), e.g. ${r.url.slice(0, 200)}: ${r.error.slice(0, 200)}`);
       }
       return;
     }
@@ -86,7 +86,7 @@ class WarcArchive implements Processor<In, Out> {
         if (err instanceof AppenderStoppedError) throw err; // the task left: the record stays unfinished
         if (!(err instanceof CaptureError)) throw err;
         ctx.metrics.count('unwritable');
-        ctx.log.warn(`warc: ${record.topic}/${record.partition}@${record.offset} (${r.url.slice(0, 200)}) not archived: ${err.message}`);
+        ctx.logger.warn(`warc: ${record.topic}/${record.partition}@${record.offset} (${r.url.slice(0, 200)}) not archived: ${err.message}`);
       },
     );
   }
@@ -107,7 +107,7 @@ export const warcProcessor = defineProcessor({
     'Writes every fetch that got an HTTP response to WARC/1.1 files (--warc-dir): request and response records, a revisit for a 304, ' +
     'robots.txt and sitemaps included, bodies as decoded, WARC-Truncated when cut short.',
   inputs,
-  outputs: [],
+  kind: 'sink', outputs: [],
   stores: [],
   // Waiting records hold their compressed form only (a capture is built when written); the bound
   // keeps a slow disk from queueing a partition's whole backlog.

@@ -7,7 +7,7 @@ import { corpusLine, totals, wordCountTopology } from '../../examples/word-count
 const [dataDir, total] = [process.argv[2], Number(process.argv[3])];
 const runtime = await EmbeddedRuntime.open({
   dataDir, topology: wordCountTopology(), services: { cpuPerRecord: 20_000 }, partitions: 3,
-  log: { info: () => {}, warn: (m) => process.stderr.write(m + '\n') },
+  logger: { info: () => {}, warn: (m) => process.stderr.write(m + '\n') },
 });
 const sum = (topic: string) => Array.from({ length: runtime.partitions }, (_, p) => runtime.log(topic, p).end).reduce((a, b) => a + b, 0);
 await runtime.start();

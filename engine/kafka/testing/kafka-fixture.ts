@@ -5,11 +5,11 @@ import { KafkaRuntime } from '../kafka-runtime.js';
 import { wordCountTopology } from '../../examples/word-count.js';
 
 const [brokers, registryUrl, prefix, dataDir, cpu] = process.argv.slice(2);
-const log = { info: (m: string) => process.stderr.write(`${m}\n`), warn: (m: string) => process.stderr.write(`warn: ${m}\n`) };
-const cluster = await connectCluster({ brokers: [brokers], prefix, log });
+const logger = { info: (m: string) => process.stderr.write(`${m}\n`), warn: (m: string) => process.stderr.write(`warn: ${m}\n`) };
+const cluster = await connectCluster({ brokers: [brokers], prefix, logger });
 const runtime = new KafkaRuntime({
   cluster, topology: wordCountTopology(), services: { cpuPerRecord: Number(cpu ?? 0) }, control: { paused: false },
-  registryUrl, dataDir, log, sessionTimeoutMs: 6000,
+  registryUrl, dataDir, logger, sessionTimeoutMs: 6000,
 });
 await runtime.start();
 process.stdout.write('READY\n');
