@@ -1,7 +1,6 @@
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
-import { Parser } from 'htmlparser2';
 import { cap, collapse } from './collapse.js';
-import { PageTokenizer } from './page-tokenizer.js';
+import { BoundedParser, PageTokenizer } from './page-tokenizer.js';
 import { parseUrl, resolver } from './resolve-links.js';
 import { isBoilerplate, isMainContent } from './main-content.js';
 import { type Level, TextDigest } from './text-digest.js';
@@ -109,7 +108,7 @@ const pageCodes = new Utf16View();
  *   in place, and only the pieces kept are copied. The whole input is one buffer (given to
  *   end()), so the tokenizer's indices are indices into it.
  */
-class InPlaceTextParser extends Parser {
+class InPlaceTextParser extends BoundedParser {
   constructor(private readonly walker: PageWalker, private readonly input: string) {
     super(walker, { Tokenizer: PageTokenizer, decodeEntities: false });
   }
@@ -357,9 +356,8 @@ class PageWalker {
     let linksCut = this.hrefsCut;
     const resolve = resolver(base);
     for (const raw of this.rawLinks.values()) {
-      const url = resolve(raw.href);
-      if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) continue;
-      const key = url.href;
+      const key = resolve(raw.href);
+      if (key === null) continue;
       const seen = links.get(key);
       if (seen !== undefined) seen.nofollow &&= raw.nofollow;
       else if (links.size < MAX_LINKS_PER_PAGE) {
@@ -371,7 +369,7 @@ class PageWalker {
       const url = parseUrl(this.canonicalHref, base);
       if (url !== null && (url.protocol === 'http:' || url.protocol === 'https:')) canonical = url.href;
     }
-    const feeds = [...new Set(this.feedHrefs.map((h) => parseUrl(h.trim(), base)).filter((u) => u !== null && (u.protocol === 'http:' || u.protocol === 'https:')).map((u) => u!.href))];
+    const feeds = this.feedHrefs.length === 0 ? [] : [...new Set(this.feedHrefs.map((h) => parseUrl(h.trim(), base)).filter((u) => u !== null && (u.protocol === 'http:' || u.protocol === 'https:')).map((u) => u!.href))];
     const { text, textLength, contentHash, simhash } = this.digest.finish();
     return {
       feeds,

@@ -22,6 +22,10 @@ export const MAX_TEXT_BYTES = 100 * 1024;
 const FLUSH_CHARS = 16_384;
 /** The code units of strings pushed as strings (a page's chunks come with theirs: pushCodes). */
 const scratch = new Utf16View();
+/** 1 for the characters words() reads: a-z and the space. */
+const LOWER_OR_SPACE = new Uint8Array(0x10000);
+for (let c = 0x61; c <= 0x7a; c++) LOWER_OR_SPACE[c] = 1;
+LOWER_OR_SPACE[0x20] = 1;
 
 export interface TextDigestResult {
   /** The visible text, whitespace-collapsed, cut to MAX_TEXT_BYTES of UTF-8 at a character boundary. */
@@ -136,7 +140,7 @@ export class TextDigest {
         }
         this.h = h;
         blocks.tokenCount = count;
-        i = this.words(codes, i);
+        i = this.words(codes, i, end);
         h = this.h;
         count = blocks.tokenCount;
         tokens = blocks.tokens;
@@ -230,32 +234,39 @@ export class TextDigest {
    * Lower-case ASCII words separated by single spaces from codes[i] (a lower-case letter), the
    * bulk of most pages' text: the current word continued, each word that ends at a space a token,
    * the space left in the slice written out. Returns where the first other character is (the
-   * caller's sentinel ends the range); the word being read stays open in `h`. A small function
+   * caller's sentinel at `end` ends the range), or the space before it (a space not followed by a
+   * letter is the caller's to collapse); the word being read stays open in `h`. A small function
    * of its own because its loop runs several times faster there than inside pushCodes, whose
    * many paths crowd out the registers this loop needs.
+   *
+   * Without a branch per word: where a word ends is a coin toss to the branch predictor, and a
+   * mispredicted branch per word cost more than the arithmetic below. Every character is hashed
+   * into the word, and at a space the word's key is written out (at count, which only then
+   * advances) and the hash starts over: masks rather than branches. The loop stops at any other
+   * character, or at a second space in a row; a space just read is then given back.
    */
-  private words(codes: Uint16Array, i: number): number {
+  private words(codes: Uint16Array, i: number, end: number): number {
     const blocks = this.blocks;
-    let tokens = blocks.tokens;
     let count = blocks.tokenCount;
+    // Room for a token at every other character and the scratch write past the last one.
+    let tokens = blocks.tokens;
+    while (tokens.length <= count + ((end - i) >> 1) + 2) tokens = blocks.grow();
     let h = this.h;
     let c = codes[i];
     for (;;) {
-      do {
-        h = Math.imul(h ^ c, PRIME);
-        c = codes[++i];
-      } while (c >= 0x61 && c <= 0x7a);
-      if (c !== 0x20) break;
-      const d = codes[i + 1];
-      if (d < 0x61 || d > 0x7a) break;
-      if (count === tokens.length) {
-        blocks.tokenCount = count;
-        tokens = blocks.grow();
-      }
-      tokens[count++] = h;
-      h = SEED;
-      c = d;
-      i++;
+      const space = ((c ^ 0x20) - 1) >>> 31; // 1 for a space, else 0
+      tokens[count] = h;
+      count += space;
+      const next = Math.imul(h ^ c, PRIME);
+      h = next ^ ((next ^ SEED) & -space); // SEED after a space
+      c = codes[++i];
+      if (LOWER_OR_SPACE[c] === 0) break;
+      if ((space & (((c ^ 0x20) - 1) >>> 31)) !== 0) break; // a second space
+    }
+    if (codes[i - 1] === 0x20) {
+      // The space is not between two words: the caller collapses it, and the word stays open.
+      i--;
+      h = tokens[--count];
     }
     blocks.tokenCount = count;
     this.h = h;
