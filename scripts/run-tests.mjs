@@ -7,13 +7,15 @@
 //   node scripts/run-tests.mjs <substr>...     only files whose path contains one of them
 //   node scripts/run-tests.mjs --list          the plan (tier, services, expected time), nothing run
 // CRAWLSTREAM_TEST_JOBS=N sets how many process and e2e files run at once (default one more than the cores);
+// CRAWLSTREAM_TEST_PACED=N how many files marked `paced` run at once beside them (default 2; `alone`: one
+// at a time with nothing else running);
 // CRAWLSTREAM_TEST_FILE_TIMEOUT (seconds, default 600) ends a file that hangs, as a failure;
 // CRAWLSTREAM_TEST_NO_RETRY=1 turns off the one retry of files marked `retry`.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
-import { nextToStart, order, planFile } from './test-plan.mjs';
+import { nextToStart, order, pacedSlots, planFile } from './test-plan.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const dist = join(root, 'dist');
@@ -23,7 +25,8 @@ const unitOnly = args.includes('--unit');
 const listOnly = args.includes('--list');
 const filters = args.filter((a) => !a.startsWith('--'));
 const cpus = availableParallelism();
-const slots = { cpu: cpus, wait: Number(process.env.CRAWLSTREAM_TEST_JOBS) || cpus + 1 };
+const paced = pacedSlots();
+const slots = { cpu: cpus, wait: Number(process.env.CRAWLSTREAM_TEST_JOBS) || cpus + 1, paced: paced === 'alone' ? 0 : paced };
 const fileTimeoutMs = (Number(process.env.CRAWLSTREAM_TEST_FILE_TIMEOUT) || 600) * 1000;
 
 function walk(dir, out = []) {
@@ -39,7 +42,7 @@ function walk(dir, out = []) {
 const times = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, 'utf8')) : {};
 const files = order(
   walk(dist)
-    .map((p) => planFile(relative(root, p), p, times))
+    .map((p) => planFile(relative(root, p), p, times, paced))
     .filter((f) => filters.length === 0 || filters.some((s) => f.path.includes(s)))
     .filter((f) => !unitOnly || f.tier !== 'e2e'),
 );
@@ -47,7 +50,7 @@ const files = order(
 if (listOnly) {
   for (const f of files) {
     const needs = [...f.uses].map((s) => (f.holds.has(s) ? `${s} (held)` : s)).join(', ');
-    console.log(`${f.tier.padEnd(7)} ${String(Math.round(f.seconds)).padStart(4)} s  ${f.path}${f.alone ? "  (alone)" : ""}${needs ? `  [${needs}]` : ''}`);
+    console.log(`${f.tier.padEnd(7)} ${String(Math.round(f.seconds)).padStart(4)} s  ${f.path}${f.alone ? '  (alone)' : f.paced ? '  (paced)' : ''}${needs ? `  [${needs}]` : ''}`);
   }
   process.exit(0);
 }
@@ -82,7 +85,7 @@ function runFile(f) {
 
 const counts = { unit: 0, process: 0, e2e: 0 };
 for (const f of files) counts[f.tier]++;
-console.log(`# ${files.length} file(s): ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(', ')}; ${slots.cpu} unit and ${slots.wait} process/e2e at once`);
+console.log(`# ${files.length} file(s): ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(', ')}; ${slots.cpu} unit, ${slots.wait} process/e2e and ${paced === 'alone' ? 'one paced file alone' : `${slots.paced} paced`} at once`);
 
 const began = performance.now();
 const queue = [...files];
