@@ -1,4 +1,4 @@
-// test-plan: e2e uses=clickhouse
+// test-plan: e2e uses=clickhouse ~27s
 // The ClickHouse server dies (SIGKILL) and comes back while the sink streams inserts into it: every
 // row must land exactly once. Runs against a clickhouse-server of its own (not CLICKHOUSE_URL's,
 // which others share), started from CLICKHOUSE_SERVER_BIN on free loopback ports.

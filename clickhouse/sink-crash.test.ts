@@ -1,3 +1,4 @@
+// test-plan: unit ~16s
 // Embedded ClickHouse lives in the crawl's process, so "ClickHouse killed" means the process dies:
 // the sink is killed with SIGKILL mid-stream, twice, and restarted from its committed positions.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// test-plan: e2e uses=clickhouse
+// test-plan: e2e uses=clickhouse ~35s
 // Delivery guarantees of the sink on the ClickHouse server named by CLICKHOUSE_URL.
 import { test } from 'node:test';
 import { sinkSuite } from './testing/sink-suite.js';

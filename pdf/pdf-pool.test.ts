@@ -1,3 +1,4 @@
+// test-plan: unit ~25s
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PdfPool } from './pdf-pool.js';

@@ -1,3 +1,4 @@
+// test-plan: unit ~30s
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

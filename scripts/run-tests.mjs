@@ -7,13 +7,14 @@
 //   node scripts/run-tests.mjs <substr>...     only files whose path contains one of them
 //   node scripts/run-tests.mjs --list          the plan (tier, services, expected time), nothing run
 // CRAWLSTREAM_TEST_JOBS=N sets how many process and e2e files run at once (default one more than the cores);
-// CRAWLSTREAM_TEST_FILE_TIMEOUT (seconds, default 600) ends a file that hangs, as a failure;
-// CRAWLSTREAM_TEST_NO_RETRY=1 turns off the one retry of files marked `retry`.
+// CRAWLSTREAM_TEST_PACED=N how many files marked `paced` run at once beside them (default 2; `alone`: one
+// at a time with nothing else running);
+// CRAWLSTREAM_TEST_FILE_TIMEOUT (seconds, default 600) ends a file that hangs, as a failure.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
-import { nextToStart, order, planFile } from './test-plan.mjs';
+import { nextToStart, order, pacedSlots, planFile } from './test-plan.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const dist = join(root, 'dist');
@@ -23,7 +24,8 @@ const unitOnly = args.includes('--unit');
 const listOnly = args.includes('--list');
 const filters = args.filter((a) => !a.startsWith('--'));
 const cpus = availableParallelism();
-const slots = { cpu: cpus, wait: Number(process.env.CRAWLSTREAM_TEST_JOBS) || cpus + 1 };
+const paced = pacedSlots();
+const slots = { cpu: cpus, wait: Number(process.env.CRAWLSTREAM_TEST_JOBS) || cpus + 1, paced: paced === 'alone' ? 0 : paced };
 const fileTimeoutMs = (Number(process.env.CRAWLSTREAM_TEST_FILE_TIMEOUT) || 600) * 1000;
 
 function walk(dir, out = []) {
@@ -39,7 +41,7 @@ function walk(dir, out = []) {
 const times = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, 'utf8')) : {};
 const files = order(
   walk(dist)
-    .map((p) => planFile(relative(root, p), p, times))
+    .map((p) => planFile(relative(root, p), p, times, paced))
     .filter((f) => filters.length === 0 || filters.some((s) => f.path.includes(s)))
     .filter((f) => !unitOnly || f.tier !== 'e2e'),
 );
@@ -47,7 +49,7 @@ const files = order(
 if (listOnly) {
   for (const f of files) {
     const needs = [...f.uses].map((s) => (f.holds.has(s) ? `${s} (held)` : s)).join(', ');
-    console.log(`${f.tier.padEnd(7)} ${String(Math.round(f.seconds)).padStart(4)} s  ${f.path}${f.alone ? "  (alone)" : ""}${needs ? `  [${needs}]` : ''}`);
+    console.log(`${f.tier.padEnd(7)} ${String(Math.round(f.seconds)).padStart(4)} s  ${f.path}${f.alone ? '  (alone)' : f.paced ? '  (paced)' : ''}${needs ? `  [${needs}]` : ''}`);
   }
   process.exit(0);
 }
@@ -82,28 +84,18 @@ function runFile(f) {
 
 const counts = { unit: 0, process: 0, e2e: 0 };
 for (const f of files) counts[f.tier]++;
-console.log(`# ${files.length} file(s): ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(', ')}; ${slots.cpu} unit and ${slots.wait} process/e2e at once`);
+console.log(`# ${files.length} file(s): ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(', ')}; ${slots.cpu} unit, ${slots.wait} process/e2e and ${paced === 'alone' ? 'one paced file alone' : `${slots.paced} paced`} at once`);
 
 const began = performance.now();
 const queue = [...files];
 const running = new Set();
 const done = [];
-const flaky = [];
 await new Promise((finish) => {
   const pump = () => {
     for (const f of nextToStart(queue, [...running], slots)) {
       queue.splice(queue.indexOf(f), 1);
       running.add(f);
-      runFile(f).then(async (first) => {
-        let r = first;
-        // A file marked `retry` (the Kafka crawls: a known, open fault makes a hand-over under load
-        // fetch a page twice now and then) runs once more after a failure. Both runs are printed,
-        // and the run ends with the list of files that passed only on their retry.
-        if (!r.ok && f.retry && !process.env.CRAWLSTREAM_TEST_NO_RETRY) {
-          process.stdout.write(`${r.output}\n# FAILED ${r.path} on its first run (${r.seconds.toFixed(1)} s); running it once more\n`);
-          r = await runFile(f);
-          if (r.ok) flaky.push(r.path);
-        }
+      runFile(f).then((r) => {
         running.delete(f);
         done.push(r);
         const at = ((performance.now() - began) / 1000).toFixed(0);
@@ -123,6 +115,5 @@ console.log('\n# slowest files');
 for (const r of [...done].sort((a, b) => b.seconds - a.seconds).slice(0, 12)) console.log(`#   ${r.seconds.toFixed(1).padStart(6)} s  ${r.tier.padEnd(7)} ${r.path}`);
 const byTier = Object.keys(counts).filter((t) => counts[t]).map((t) => `${t} ${done.filter((r) => r.tier === t).reduce((s, r) => s + r.seconds, 0).toFixed(0)} s`);
 console.log(`# ${done.length} file(s) in ${wall.toFixed(0)} s (time in files: ${byTier.join(', ')})`);
-if (flaky.length) console.log(`# FLAKY (failed, then passed on their one retry; see their first run above): ${flaky.join(', ')}`);
 if (failed.length) console.log(`# FAILED: ${failed.map((r) => r.path).join(', ')}`);
 process.exit(failed.length ? 1 : 0);

@@ -9,14 +9,18 @@
 // `holds=S` runs a file while no other file using S runs (it stops or restarts S); once it waits,
 // no new user of S starts, so it is never starved. `alone` runs a file while no other file runs at
 // all: its assertions depend on timing that two cores shared with other crawls disturb (the Kafka
-// crawls' hand-overs and recrawl rates); such files run first, one after another. `retry` runs a
-// file once more after a failure, said loudly: only for a known, open fault (named in the file).
+// crawls' hand-overs and recrawl rates); such files run first, one after another. `paced` files are
+// long crawls that may share the machine but not with many of their kind: at most `slots.paced` of
+// them run at once (CRAWLSTREAM_TEST_PACED, default 2), in a pool of their own beside the other
+// tiers, started before the rest; with CRAWLSTREAM_TEST_PACED=alone each runs as if it were `alone`.
+// `~90s` says how long a file usually takes, so that a fresh clone (no earlier run's times
+// under dist/) still starts the longest files first and the run does not end on one long file.
 import { readFileSync } from 'node:fs';
 
 export const SERVICES = ['kafka', 'registry', 'clickhouse'];
 const TIERS = ['unit', 'process', 'e2e'];
-/** Expected seconds when neither a hint nor an earlier run says more. */
-const DEFAULT_SECONDS = { unit: 2, process: 8, e2e: 30 };
+/** Expected seconds when neither a hint nor an earlier run says more (files that take longer carry a hint). */
+const DEFAULT_SECONDS = { unit: 2, process: 8, e2e: 15 };
 
 /** The plan line of a compiled test file, read from its first comment lines. */
 function directive(path) {
@@ -29,15 +33,27 @@ function directive(path) {
   return [];
 }
 
-export function planFile(relPath, absPath, times = {}) {
+/**
+ * How many `paced` files run at once: a number, or 'alone' (each runs with nothing beside it). From
+ * CRAWLSTREAM_TEST_PACED; a value that is neither is an error, not a silent default.
+ */
+export function pacedSlots(value = process.env.CRAWLSTREAM_TEST_PACED) {
+  if (value === undefined || value === '') return 2;
+  if (value === 'alone') return 'alone';
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`CRAWLSTREAM_TEST_PACED must be a whole number of files (1 or more) or "alone", not "${value}"`);
+  return n;
+}
+
+export function planFile(relPath, absPath, times = {}, paced = 2) {
   const words = directive(absPath);
   const named = relPath.includes('.e2e.') || relPath.includes('.integration.') ? 'e2e' : 'unit';
   const tier = words.find((w) => TIERS.includes(w)) ?? named;
   const given = words.filter((w) => w.startsWith('uses='));
   const uses = new Set(given.length ? [] : relPath.includes('.integration.') ? SERVICES : []);
   const holds = new Set();
-  const alone = words.includes('alone');
-  const retry = words.includes('retry');
+  const isPaced = words.includes('paced');
+  const alone = words.includes('alone') || (isPaced && paced === 'alone');
   let hint;
   for (const w of words) {
     const [key, value] = w.split('=');
@@ -48,21 +64,22 @@ export function planFile(relPath, absPath, times = {}) {
         if (key === 'holds') holds.add(s);
       }
     } else if (/^~\d+s$/.test(w)) hint = Number(w.slice(1, -1));
-    else if (w !== 'alone' && w !== 'retry' && !TIERS.includes(w)) throw new Error(`${relPath}: unknown test-plan word "${w}"`);
+    else if (!['alone', 'paced'].includes(w) && !TIERS.includes(w)) throw new Error(`${relPath}: unknown test-plan word "${w}"`);
   }
   const seconds = times[relPath] ?? hint ?? DEFAULT_SECONDS[tier];
-  return { path: relPath, tier, uses, holds, alone, retry, seconds };
+  return { path: relPath, tier, uses, holds, alone, paced: isPaced && !alone, seconds };
 }
 
 /**
- * Picks the next files to start. `running` are the files under way; `slots` how many of each pool may
- * run at once (unit files take `cpu` slots, process and e2e files `wait` slots). Longest first.
+ * Picks the next files to start, in queue order. `running` are the files under way; `slots` how many of
+ * each pool may run at once (unit files take `cpu` slots, process and e2e files `wait` slots, `paced`
+ * files `paced` slots).
  */
 export function nextToStart(queue, running, slots) {
   if (running.some((f) => f.alone)) return [];
   const first = queue.find((f) => f.alone);
   if (first) return running.length === 0 ? [first] : []; // it waits for the others to end, and nothing new starts
-  const busy = { cpu: 0, wait: 0 };
+  const busy = { cpu: 0, wait: 0, paced: 0 };
   const inUse = new Map();
   for (const f of running) {
     busy[poolOf(f)]++;
@@ -87,9 +104,13 @@ export function nextToStart(queue, running, slots) {
   return start;
 }
 
-const poolOf = (f) => (f.tier === 'unit' ? 'cpu' : 'wait');
+const poolOf = (f) => (f.paced ? 'paced' : f.tier === 'unit' ? 'cpu' : 'wait');
 
-/** Files that run alone first, then holders (they need their services to themselves), then the longest. */
+/**
+ * Files that run alone first, then holders (they need their services to themselves), then paced files
+ * (their pool is narrow: started late, they would make the tail), then the longest first.
+ */
 export function order(files) {
-  return [...files].sort((a, b) => Number(b.alone) - Number(a.alone) || b.holds.size - a.holds.size || b.seconds - a.seconds || a.path.localeCompare(b.path));
+  return [...files].sort((a, b) => Number(b.alone) - Number(a.alone) || b.holds.size - a.holds.size || Number(b.paced) - Number(a.paced) ||
+    b.seconds - a.seconds || a.path.localeCompare(b.path));
 }

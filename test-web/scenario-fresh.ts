@@ -1,8 +1,8 @@
 // The 'fresh' scenario: hosts for recrawling, sitemaps and priority. Addresses (default 127.40.0.1+):
 //   +0  fresh-pages     /always/N change at every request (no validators); /never/N never change (ETag
 //                       and Last-Modified, 304 to a conditional request); /sometimes/N change every 3rd
-//                       request (no validators); / links to all of them
-//   +1  fresh-news      / lists a story for every STORY_EVERY_MS since the server started
+//                       request (no validators), N from 1 to FRESH_PAGES (or `pages`); / links to all
+//   +1  fresh-news      / lists a story for every STORY_EVERY_MS (or storyEveryMs) since the server started
 //   +2  fresh-sitemaps  reachable only through sitemaps: robots.txt names an index, which names a gzip
 //                       XML sitemap (with a URL of another host, to ignore) and a plain-text one
 //   +3  fresh-hubs      / links to 60 leaves; every leaf links to the 5 hubs
@@ -26,14 +26,14 @@ function html(title: string, paragraphs: string[], links: [string, string][]): s
   return renderPage({ siteName: 'Fresh', title, paragraphs, links: links.map(([href, text]) => ({ href, text, to: null })) });
 }
 
-function pagesHost(s: Site): void {
+function pagesHost(s: Site, pages: number): void {
   const counts = new Map<string, number>();
   const links: [string, string][] = [];
-  for (let i = 1; i <= FRESH_PAGES; i++) for (const kind of ['always', 'never', 'sometimes']) links.push([`/${kind}/${i}`, `${kind} ${i}`]);
+  for (let i = 1; i <= pages; i++) for (const kind of ['always', 'never', 'sometimes']) links.push([`/${kind}/${i}`, `${kind} ${i}`]);
   s.page('/', { title: 'Fresh pages', paragraphs: articleParagraphs('fresh-index', 120) }, (a) => links.map(([h, t]) => a(h, t)));
   s.dynamic = (req: IncomingMessage, res: ServerResponse, key: string) => {
     const m = /^\/(always|never|sometimes)\/(\d+)$/.exec(key);
-    if (!m || Number(m[2]) < 1 || Number(m[2]) > FRESH_PAGES) return false;
+    if (!m || Number(m[2]) < 1 || Number(m[2]) > pages) return false;
     const n = (counts.get(key) ?? 0) + 1;
     counts.set(key, n);
     const [, kind, i] = m;
@@ -52,10 +52,10 @@ function pagesHost(s: Site): void {
   };
 }
 
-function newsHost(s: Site, started: number): { storyAt(i: number): number } {
-  const storyAt = (i: number) => started + i * STORY_EVERY_MS;
+function newsHost(s: Site, started: number, every: number): { storyAt(i: number): number } {
+  const storyAt = (i: number) => started + i * every;
   s.dynamic = (_req, res, key) => {
-    const listed = Math.floor((Date.now() - started) / STORY_EVERY_MS) + 1;
+    const listed = Math.floor((Date.now() - started) / every) + 1;
     if (key === '/') {
       const links: [string, string][] = Array.from({ length: listed }, (_, i) => [`/story/${i}`, `Story ${i}`]);
       send(res, 200, 'text/html; charset=utf-8', html(`Front page with ${listed} stories`, articleParagraphs(`front-${listed}`, 120), links));
@@ -105,16 +105,26 @@ function hubsHost(s: Site): { hubs: string[] } {
 }
 
 export interface FreshTruth {
+  /** Pages of each kind (always, never, sometimes) on fresh-pages. */
+  pages: number;
   storyAt(i: number): number;
   sitemapListed: string[];
   sitemapForeign: string;
   hubs: string[];
 }
 
-export function buildFreshScenario(addresses: string[], port: number): BuiltScenario & { fresh: FreshTruth } {
+export interface FreshOptions {
+  /** A new story on fresh-news every this many ms (default STORY_EVERY_MS). */
+  storyEveryMs?: number;
+  /** Pages of each kind on fresh-pages (default FRESH_PAGES): fewer leave a host delay room for shorter intervals. */
+  pages?: number;
+}
+
+export function buildFreshScenario(addresses: string[], port: number, options: FreshOptions = {}): BuiltScenario & { fresh: FreshTruth } {
   const { sites, get } = makeSites(FRESH_HOST_NAMES, addresses, port);
-  pagesHost(get('fresh-pages'));
-  const news = newsHost(get('fresh-news'), Date.now());
+  const pages = options.pages ?? FRESH_PAGES;
+  pagesHost(get('fresh-pages'), pages);
+  const news = newsHost(get('fresh-news'), Date.now(), options.storyEveryMs ?? STORY_EVERY_MS);
   const maps = sitemapsHost(get('fresh-sitemaps'), get('fresh-pages'));
   const { hubs } = hubsHost(get('fresh-hubs'));
   for (const s of sites) s.seed = true;
@@ -124,7 +134,7 @@ export function buildFreshScenario(addresses: string[], port: number): BuiltScen
     seeds,
     expected: { ...computeExpected(sites, seeds), exactDuplicates: [], nearDuplicates: [], distinctPages: [], sessionTrapPages: [] },
     endpoints: {},
-    fresh: { storyAt: news.storyAt, sitemapListed: maps.listed, sitemapForeign: maps.foreign, hubs },
+    fresh: { pages, storyAt: news.storyAt, sitemapListed: maps.listed, sitemapForeign: maps.foreign, hubs },
   };
 }
 

@@ -4,8 +4,8 @@
 //   +6..+12   robots-404, robots-403, robots-503, robots-redirect, robots-token, robots-match, robots-delay
 //   +13..+15  trap-calendar, trap-session, trap-deep
 //   +16..+18  news-a, news-b, news-c     exact / near duplicates and distinct articles, one template
-//   +19..+22  hostile-a (hang, 500, flaky), hostile-b (trickle, 429, redirects, windows-1252),
-//             hostile-c (20 MB, gzip bombs, binary), hostile-d (malformed HTML, bad links)
+//   +19..+22  hostile-a (hang), hostile-b (trickle, 429, redirects, windows-1252),
+//             hostile-c (500, 20 MB, gzip bombs, binary), hostile-d (malformed HTML, bad links, flaky)
 // Seeds: plain-1's root and the root of every non-plain host; plain-2 … plain-6 are found through links.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { computeExpected } from './expected.js';

@@ -1,5 +1,6 @@
 // Hostile endpoints, spread over four hosts so that a crawler stuck on one (a hang, a trickle) still makes
-// progress on the others. Error, redirect and size endpoints are `unlisted` (in neither expected list);
+// progress on the others, and so that the failures of one (the hang, the 500s, the flaky page) do not
+// add up into one host's backoff: on one host they made every crawl of the scenario wait ~20 s for it. Error, redirect and size endpoints are `unlisted` (in neither expected list);
 // odd-but-valid pages (binary, malformed, windows-1252, bad links) are ordinary pages a crawl must fetch.
 import {
   BAD_HREFS,
@@ -57,10 +58,7 @@ export function buildHostileSites(get: SiteLookup): Record<string, string> {
   const addA = setup(a, 'Hostile A');
   addA('/ok');
   addA('/hang', { unlisted: true, serve: () => {} });
-  addA('/error/500', { unlisted: true, serve: (_q, res) => send(res, 500, HTML, '<title>Server error</title>\n') });
-  const fail500: Handler = (_q, res) => send(res, 500, HTML, '<title>Try again</title>\n');
-  addA('/flaky', { unlisted: true, serve: failingFirst(2, fail500, okPage('Flaky, now fine')) });
-  root(a, ['/ok', '/hang', '/error/500', '/flaky']);
+  root(a, ['/ok', '/hang']);
 
   const addB = setup(b, 'Hostile B');
   addB('/ok');
@@ -82,6 +80,7 @@ export function buildHostileSites(get: SiteLookup): Record<string, string> {
 
   const addC = setup(c, 'Hostile C');
   addC('/ok');
+  addC('/error/500', { unlisted: true, serve: (_q, res) => send(res, 500, HTML, '<title>Server error</title>\n') });
   addC('/big/20mb', { unlisted: true, serve: bigBody(BIG_BODY_BYTES) });
   addC('/bomb/gzip', {
     unlisted: true,
@@ -95,7 +94,7 @@ export function buildHostileSites(get: SiteLookup): Record<string, string> {
   addC('/binary/blob', { serve: (_q, res) => send(res, 200, 'application/octet-stream', blob) });
   const png = pngImage();
   addC('/binary/png-as-html', { serve: (_q, res) => send(res, 200, 'text/html', png) });
-  root(c, ['/ok', '/big/20mb', '/bomb/gzip', '/bomb/nested', '/binary/blob', '/binary/png-as-html']);
+  root(c, ['/ok', '/error/500', '/big/20mb', '/bomb/gzip', '/bomb/nested', '/binary/blob', '/binary/png-as-html']);
 
   const addD = setup(d, 'Hostile D');
   // The model lists what an HTML5 parser finds; the commented-out link is not among them.
@@ -111,11 +110,13 @@ export function buildHostileSites(get: SiteLookup): Record<string, string> {
     BAD_HREFS(d.origin).map((h) => (h.trim() === '/bad-links/ok' ? l(h) : l(h, 'bad link', { to: null }))),
   );
   addD('/bad-links/ok');
-  root(d, ['/malformed', '/bad-links']);
+  const fail500: Handler = (_q, res) => send(res, 500, HTML, '<title>Try again</title>\n');
+  addD('/flaky', { unlisted: true, serve: failingFirst(2, fail500, okPage('Flaky, now fine')) });
+  root(d, ['/malformed', '/bad-links', '/flaky']);
   return {
     hang: a.url('/hang'),
-    error500: a.url('/error/500'),
-    flaky: a.url('/flaky'),
+    error500: c.url('/error/500'),
+    flaky: d.url('/flaky'),
     trickle: b.url('/trickle'),
     retryAfter: b.url('/retry-after'),
     redirectChain: b.url('/redirect/hop1'),

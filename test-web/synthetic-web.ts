@@ -129,7 +129,7 @@ function build(options: SyntheticWebOptions, addresses: string[], port: number):
   if (options.scenario === 'tls') return buildTlsScenario(addresses, port);
   if (options.scenario === 'topic') return buildTopicScenario(addresses, port);
   if (options.scenario === 'test') return buildTestScenario(addresses, port);
-  if (options.scenario === 'fresh') return buildFreshScenario(addresses, port);
+  if (options.scenario === 'fresh') return buildFreshScenario(addresses, port, options.fresh);
   if (options.scenario === 'shared') return buildSharedScenario(addresses, port);
   if (options.scenario === 'demo') return buildDemoScenario(addresses, port);
   return buildBenchScenario(addresses, port, { ...DEFAULT_BENCH, ...options.bench });

@@ -99,6 +99,8 @@ export interface SyntheticWebOptions {
   /** First host address; the others follow consecutively (skipping x.y.z.0 and x.y.z.255). */
   firstAddress?: string;
   bench?: Partial<BenchOptions>;
+  /** The 'fresh' scenario's time scale and size (scenario-fresh.ts). */
+  fresh?: { storyEveryMs?: number; pages?: number };
   /** Keep the request log (default true). The CLI turns it off unless --log is given. */
   log?: boolean;
 }

@@ -1,4 +1,4 @@
-// test-plan: e2e holds=clickhouse uses=clickhouse
+// test-plan: e2e holds=clickhouse uses=clickhouse ~43s
 // Crawl results in a ClickHouse server (Debian's 18.16 here) that is restarted in the middle of the
 // crawl, then the same records sunk again by a replay: each time exactly one row per fetch the test
 // server logged — nothing missing, nothing twice.

@@ -1,3 +1,4 @@
+// test-plan: e2e ~35s
 // End to end: `crawlstream crawl` on the embedded default against the synthetic web on loopback,
 // checked from the test server's own request log and from the `pages` table.
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// test-plan: e2e holds=kafka alone
+// test-plan: e2e paced ~70s
 // A focused crawl on Kafka: `seed` stores the examples as content among the crawl's options, and
 // every worker builds the model from them, judging each page it parses. A small crawl of the topic
 // web (three pages per host) on two workers, against the shared services.

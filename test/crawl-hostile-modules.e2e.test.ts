@@ -1,3 +1,4 @@
+// test-plan: e2e ~60s
 // End to end: users' modules that fail, loop or never return, and a ClickHouse that fails at start.
 // Every case ends, within its bound, with the module's or the service's own error in the message,
 // and a non-zero exit: nothing a user depends on fails silently or holds the crawl for good.

@@ -1,4 +1,4 @@
-// test-plan: e2e holds=kafka alone
+// test-plan: e2e holds=kafka paced ~130s
 // Faults on real services: a worker killed with -9 mid-crawl, and the broker restarted mid-crawl.
 // Each time the crawl finishes with nothing lost, no page row twice and politeness intact.
 import { after, describe, it } from 'node:test';

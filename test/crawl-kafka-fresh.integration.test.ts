@@ -1,4 +1,4 @@
-// test-plan: e2e holds=kafka alone
+// test-plan: e2e paced ~115s
 // On Kafka with two workers: a recrawling crawl with one worker killed -9 midway, and eight host names
 // on one address. Judged from the test server's own log, with margins that do not depend on timing.
 import { after, describe, it } from 'node:test';

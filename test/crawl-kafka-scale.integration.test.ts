@@ -1,4 +1,4 @@
-// test-plan: e2e holds=kafka alone
+// test-plan: e2e paced ~70s
 // Replay and scale-out on real services: a live Kafka crawl grown from 4 to 8 partitions with its
 // workers running, and a replay of its fetched pages through a changed parser.
 import { after, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// test-plan: e2e holds=kafka alone
+// test-plan: e2e paced ~45s
 // On Kafka with two workers: HTTPS with the test CA given to `seed` as --ca-file (carried to every
 // worker as content), hosts with bad certificates, and a feed under --recrawl whose new stories must
 // be fetched within twice its publishing interval. Judged from the servers' log and ClickHouse.

@@ -1,4 +1,4 @@
-// test-plan: e2e holds=kafka alone
+// test-plan: e2e paced ~45s
 // End to end on real services (scripts/dev-services.sh): the crawl of the synthetic web on Kafka
 // with two workers, results in the ClickHouse server, held to the same server-side checks as the
 // embedded crawl.

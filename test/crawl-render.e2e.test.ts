@@ -1,3 +1,4 @@
+// test-plan: e2e ~27s
 // Rendering pages whose links are written by JavaScript (--render auto), judged from the servers' own
 // logs: the links are followed, and every request the browser made went through the crawler's rules
 // (one at a time per host with its delay, robots.txt obeyed, another host's script never fetched).

@@ -1,32 +1,26 @@
+// test-plan: e2e ~30s
 // A crawl stopped half-way — with Ctrl-C or with kill -9 — and started again with the same command
 // finishes as if it had not been stopped: nothing lost, politeness intact across the restart, and
-// nothing fetched twice (after kill -9: nothing but what was in flight at the kill).
+// nothing fetched twice (after kill -9: nothing but what was in flight at the kill). The two cases
+// crawl webs of their own and run side by side.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSyntheticWeb, type SyntheticWeb, type WebRequest } from '../test-web/synthetic-web.js';
-import { query, runCli } from './support/cli.js';
+import { query, runCli, signalWhen } from './support/cli.js';
 import { assertAllFetched, assertNeverFetched, assertPolite, canonicalOf, pagesFetchedTwice } from './support/crawl-checks.js';
 import { embeddedCrawlArgs, TEST_DELAY_MS } from './support/crawl-outcome-tests.js';
 
 /** Runs the crawl until the server has seen `requests` requests, then sends `signal`. */
 async function interruptAfter(web: SyntheticWeb, dataDir: string, requests: number, signal: NodeJS.Signals) {
   const run = runCli(embeddedCrawlArgs(web, dataDir));
-  let at = 0;
-  const timer = setInterval(() => {
-    if (!at && web.requests.length >= requests) {
-      at = performance.timeOrigin + performance.now();
-      run.child.kill(signal);
-    }
-  }, 5);
-  const result = await run;
-  clearInterval(timer);
-  return { result, at };
+  const at = await signalWhen(run, () => web.requests.length >= requests, signal, 5);
+  return { result: await run, at };
 }
 
-describe('stopping and resuming an embedded crawl', () => {
+describe('stopping and resuming an embedded crawl', { concurrency: true }, () => {
   const webs: SyntheticWeb[] = [];
   after(async () => {
     for (const w of webs) await w.close();

@@ -1,3 +1,4 @@
+// test-plan: e2e ~30s
 // Growing an embedded crawl from 4 to 8 partitions in the middle: stopped with Ctrl-C, scaled,
 // resumed. Nothing lost, nothing fetched twice, politeness intact across the change, and about
 // half the hosts changed owner (the ideal for 4 → 8 is (8 − 4) / 8).
@@ -7,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSyntheticWeb, type SyntheticWeb } from '../test-web/synthetic-web.js';
-import { query, runCli } from './support/cli.js';
+import { query, runCli, signalWhen } from './support/cli.js';
 import { assertAllFetched, assertNeverFetched, assertPolite, pagesFetchedTwice } from './support/crawl-checks.js';
 import { embeddedCrawlArgs, TEST_DELAY_MS } from './support/crawl-outcome-tests.js';
 
@@ -19,12 +20,8 @@ describe('scaling an embedded crawl', () => {
     web = await startSyntheticWeb({ scenario: 'test' });
     const dataDir = mkdtempSync(join(tmpdir(), 'scale-'));
     const first = runCli(embeddedCrawlArgs(web, dataDir));
-    let sent = false;
-    const timer = setInterval(() => {
-      if (!sent && web.requests.length >= 60) sent = first.child.kill('SIGINT');
-    }, 5);
+    await signalWhen(first, () => web.requests.length >= 60, 'SIGINT', 5);
     const stopped = await first;
-    clearInterval(timer);
     assert.equal(stopped.code, 0, stopped.stderr);
 
     const scaled = await runCli(['scale', '--partitions', '8', '--data-dir', dataDir]);

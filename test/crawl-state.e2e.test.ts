@@ -1,3 +1,4 @@
+// test-plan: e2e ~50s
 // A crawl whose state was lost (deleted, or its write-ahead log cut short) refuses to run: it would
 // otherwise fetch every URL again while writing nothing new to ClickHouse. With --reset-state it sets
 // the old log and state aside, starts a new log from the seeds, and ClickHouse keeps what it had.

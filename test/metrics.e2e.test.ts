@@ -1,3 +1,4 @@
+// test-plan: e2e ~25s
 // Prometheus metrics of a real crawl of the synthetic web (--metrics-port), scraped while it runs and
 // once more after it finished (--metrics-linger), parsed by Python's prometheus_client, and checked
 // against the server's own request log.

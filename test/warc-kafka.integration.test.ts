@@ -1,4 +1,4 @@
-// test-plan: e2e holds=kafka alone
+// test-plan: e2e paced ~55s
 // WARC files and metrics of a crawl on Kafka (two workers sharing one --warc-dir, each serving its
 // own metrics), judged by the server's log; then `warc export` from the Kafka topic gives the same
 // captures.

@@ -1,4 +1,4 @@
-// test-plan: e2e holds=kafka uses=registry
+// test-plan: e2e uses=kafka,registry
 // The runtime contract (conformance-suite.ts) on a real broker and registry.
 import { describe } from 'node:test';
 import { requireServices } from '../../test/support/services.js';

@@ -1,3 +1,4 @@
+// test-plan: unit ~15s
 // Kill -9 tests of the embedded runtime with the word count. Each kill is triggered by progress the
 // child reports (chunks of input committed, counts committed), never by a wall-clock window, so a
 // slow or busy machine only makes the test slower.

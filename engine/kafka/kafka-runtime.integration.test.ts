@@ -1,4 +1,4 @@
-// test-plan: e2e holds=kafka uses=registry
+// test-plan: e2e uses=kafka,registry
 // The Kafka runtime on a real broker and registry (scripts/dev-services.sh up), with the word count:
 // exactly-once through a worker killed with -9, and dead letters for undecodable records.
 import { after, before, describe, it } from 'node:test';

@@ -1,3 +1,4 @@
+// test-plan: unit ~20s
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SeenFilter } from './seen-filter.js';

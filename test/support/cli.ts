@@ -44,6 +44,27 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
   return Object.assign(done, { child, stderrSoFar: () => stderr });
 }
 
+/**
+ * Sends `signal` to a run once `ready()` holds (checked every `everyMs`): kills and stops triggered by
+ * progress the test can see (usually the test server's request log), not by a wall-clock guess.
+ * Resolves with the time it was sent (performance.timeOrigin + now()), or 0 if the run ended first.
+ */
+export function signalWhen(run: Promise<CliRun> & { child: ChildProcess }, ready: () => boolean, signal: NodeJS.Signals, everyMs = 20): Promise<number> {
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      if (run.child.exitCode !== null || run.child.signalCode !== null) {
+        clearInterval(timer);
+        resolve(0);
+      } else if (ready()) {
+        clearInterval(timer);
+        const at = performance.timeOrigin + performance.now();
+        run.child.kill(signal);
+        resolve(at);
+      }
+    }, everyMs);
+  });
+}
+
 export async function query<T = Record<string, unknown>>(dataDir: string, sql: string, extra: string[] = []): Promise<T[]> {
   const r = await runCli(['query', sql, '--data-dir', dataDir, '--format', 'json', ...extra]);
   if (r.code !== 0) throw new Error(`query failed (${r.code}): ${r.stderr}`);

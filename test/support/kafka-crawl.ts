@@ -109,5 +109,24 @@ export async function stopCrawl(c: KafkaCrawl | undefined): Promise<void> {
     writeFileSync(`${process.env.DEBUG_WORKER_LOGS}/${c.prefix}requests.json`, JSON.stringify(c.web.requests));
   }
   await c.web.close();
+  await deleteTopics(c.prefix);
+}
+
+/**
+ * Each crawl makes ~150 partitions under its own prefix; left behind, a day of runs piles up thousands
+ * on the dev broker, whose checkpoints and cleaner then cost every later crawl (and the bench) CPU.
+ */
+async function deleteTopics(prefix: string): Promise<void> {
+  const { Kafka, logLevel } = (await import('kafkajs')).default;
+  const admin = new Kafka({ brokers: [requireServices().kafka], logLevel: logLevel.NOTHING }).admin();
+  try {
+    await admin.connect();
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
+    if (topics.length) await admin.deleteTopics({ topics, timeout: 30_000 });
+  } catch (err) {
+    process.stderr.write(`test cleanup: topics under ${prefix} not deleted: ${(err as Error).message}\n`);
+  } finally {
+    await admin.disconnect().catch(() => {});
+  }
 }
 

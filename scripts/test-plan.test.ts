@@ -1,0 +1,77 @@
+// The test runner's plan (scripts/test-plan.mjs): which files may run together. A mistake here does
+// not fail a test; it runs a service-restarting file beside the files that use the service, or lets
+// the Kafka crawls crowd each other, and shows up as flaky failures elsewhere.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+interface Planned { path: string; alone: boolean; paced: boolean; seconds: number; holds: Set<string> }
+interface Plan {
+  planFile(rel: string, abs: string, times?: Record<string, number>, paced?: number | 'alone'): Planned;
+  nextToStart(queue: Planned[], running: Planned[], slots: { cpu: number; wait: number; paced: number }): Planned[];
+  order(files: Planned[]): Planned[];
+  pacedSlots(value?: string): number | 'alone';
+}
+// The runner is plain JavaScript outside the compiled tree (it runs before and without a build).
+const plan = (await import(new URL('../../scripts/test-plan.mjs', import.meta.url).href)) as Plan;
+
+const dir = mkdtempSync(join(tmpdir(), 'test-plan-'));
+function file(name: string, header: string, paced: number | 'alone' = 2, times: Record<string, number> = {}): Planned {
+  const abs = join(dir, name);
+  writeFileSync(abs, `// ${header}\nexport {};\n`);
+  return plan.planFile(name, abs, times, paced);
+}
+const slots = { cpu: 2, wait: 3, paced: 2 };
+const names = (fs: Planned[]) => fs.map((f) => f.path);
+
+describe('test plan: paced files', () => {
+  it('should run at most the paced slots of them at once, beside unit and e2e files', () => {
+    const kafka = [1, 2, 3].map((i) => file(`k${i}.integration.test.js`, 'test-plan: e2e paced ~100s'));
+    const e2e = file('a.e2e.test.js', 'test-plan: e2e ~60s');
+    const unit = file('u.test.js', 'x');
+    const queue = plan.order([unit, e2e, ...kafka]);
+    assert.deepEqual(names(plan.nextToStart(queue, [], slots)), ['k1.integration.test.js', 'k2.integration.test.js', 'a.e2e.test.js', 'u.test.js']);
+    assert.deepEqual(names(plan.nextToStart([kafka[2]], [kafka[0], kafka[1]], slots)), [], 'a third waits for one of the two');
+    assert.deepEqual(names(plan.nextToStart([kafka[2]], [kafka[0], e2e, unit], slots)), ['k3.integration.test.js']);
+  });
+
+  it('should run each alone, first, with CRAWLSTREAM_TEST_PACED=alone', () => {
+    const kafka = [1, 2].map((i) => file(`k${i}.integration.test.js`, 'test-plan: e2e paced', 'alone'));
+    const e2e = file('a.e2e.test.js', 'test-plan: e2e ~300s', 'alone');
+    assert.ok(kafka.every((f) => f.alone && !f.paced));
+    const queue = plan.order([e2e, ...kafka]);
+    assert.deepEqual(names(plan.nextToStart(queue, [], { ...slots, paced: 0 })), ['k1.integration.test.js']);
+    assert.deepEqual(names(plan.nextToStart(queue.slice(1), [kafka[0]], { ...slots, paced: 0 })), []);
+  });
+
+  it('should still keep a paced file that holds a service from running beside that service\'s users', () => {
+    const faults = file('faults.integration.test.js', 'test-plan: e2e holds=kafka paced');
+    const user = file('user.integration.test.js', 'test-plan: e2e paced');
+    assert.deepEqual(names(plan.nextToStart([user], [faults], slots)), []);
+    assert.deepEqual(names(plan.nextToStart([faults], [user], slots)), []);
+  });
+
+  it('should read the setting strictly', () => {
+    assert.equal(plan.pacedSlots(undefined), 2);
+    assert.equal(plan.pacedSlots('3'), 3);
+    assert.equal(plan.pacedSlots('alone'), 'alone');
+    assert.throws(() => plan.pacedSlots('0'), /CRAWLSTREAM_TEST_PACED must be a whole number/);
+    assert.throws(() => plan.pacedSlots('two'), /not "two"/);
+  });
+});
+
+describe('test plan: order', () => {
+  it('should start the longest first, by an earlier run\'s time over the header\'s hint over the tier default', () => {
+    const hinted = file('long.e2e.test.js', 'test-plan: e2e ~170s');
+    const plain = file('plain.e2e.test.js', 'x');
+    const measured = file('measured.e2e.test.js', 'test-plan: e2e ~10s', 2, { 'measured.e2e.test.js': 200 });
+    assert.equal(plain.seconds, 15, 'the e2e default');
+    assert.deepEqual(names(plan.order([plain, hinted, measured])), ['measured.e2e.test.js', 'long.e2e.test.js', 'plain.e2e.test.js']);
+  });
+
+  it('should refuse a word it does not know', () => {
+    assert.throws(() => file('typo.e2e.test.js', 'test-plan: e2e pacde'), /unknown test-plan word "pacde"/);
+  });
+});
