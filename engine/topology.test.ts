@@ -71,7 +71,7 @@ describe('topology builder', () => {
   it('should leave the fields a processor skips undecoded, and refuse a skip of a field its input does not have', async () => {
     const seen: unknown[] = [];
     const reader = defineProcessor({
-      name: 'reader', description: '', delivery: '', inputs: [lines], outputs: [], stores: [], skips: { lines: ['text'] },
+      name: 'reader', kind: 'sink', description: '', delivery: '', inputs: [lines], outputs: [], stores: [], skips: { lines: ['text'] },
       create: () => ({ process(r: { value: unknown }) { seen.push(r.value); } }),
     });
     const d = await TopologyTestDriver.create({ topology: new TopologyBuilder().topic(lines).processor(reader).build(), services: {} });
