@@ -24,6 +24,8 @@ export interface KafkaCrawl {
 
 export interface KafkaCrawlOptions {
   scenario?: ScenarioName;
+  /** Options of the fresh scenario (fewer pages leave the host's delay room for short intervals). */
+  fresh?: { storyEveryMs?: number; pages?: number };
   /** Crawl-level flags for `seed` (default: the synthetic web's expected options). */
   seedFlags?: string[] | ((web: SyntheticWeb) => string[]);
   /** Wait for `status --wait-idle` (default), or let the workers run this long and stop them. */
@@ -39,7 +41,7 @@ export async function kafkaCrawl(name: string, midway?: { after: number; act: (c
   const prefix = `${id}.`;
   const chUrl = `${clickhouse}/${id}`;
   const kafkaFlags = ['--brokers', kafka, '--topic-prefix', prefix];
-  const web = await startSyntheticWeb({ scenario: o.scenario ?? 'test' });
+  const web = await startSyntheticWeb({ scenario: o.scenario ?? 'test', fresh: o.fresh });
   const crawl: KafkaCrawl = { web, prefix, chUrl, workers: [], idle: undefined as never, pages: [], fetches: fetchCounts({}) };
   try {
     return await run(crawl, kafkaFlags, midway, o);
