@@ -1,4 +1,4 @@
-// test-plan: e2e ~65s
+// test-plan: e2e paced ~65s
 // A focused crawl of the topic web (~4,300 pages, 345 on beekeeping, seeds on general portals) beside
 // an unfocused one, judged from the server's own log against the web's own definition of which pages
 // are on the topic: the harvest rate over the first 500 pages fetched, the share of the on-topic pages
