@@ -12,7 +12,7 @@ interface Plan {
   planFile(rel: string, abs: string, times?: Record<string, number>, paced?: number | 'alone'): Planned;
   nextToStart(queue: Planned[], running: Planned[], slots: { cpu: number; wait: number; paced: number }): Planned[];
   order(files: Planned[]): Planned[];
-  pacedSlots(value?: string): number | 'alone';
+  pacedSlots(value?: string, cores?: number): number | 'alone';
 }
 // The runner is plain JavaScript outside the compiled tree (it runs before and without a build).
 const plan = (await import(new URL('../../scripts/test-plan.mjs', import.meta.url).href)) as Plan;
@@ -54,7 +54,8 @@ describe('test plan: paced files', () => {
   });
 
   it('should read the setting strictly', () => {
-    assert.equal(plan.pacedSlots(undefined), 2);
+    assert.equal(plan.pacedSlots(undefined, 4), 2);
+    assert.equal(plan.pacedSlots(undefined, 2), 'alone', 'two cores: each paced crawl alone');
     assert.equal(plan.pacedSlots('3'), 3);
     assert.equal(plan.pacedSlots('alone'), 'alone');
     assert.throws(() => plan.pacedSlots('0'), /CRAWLSTREAM_TEST_PACED must be a whole number/);
