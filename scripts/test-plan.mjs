@@ -13,7 +13,8 @@
 // long crawls that may share the machine but not with many of their kind: at most `slots.paced` of
 // them run at once (CRAWLSTREAM_TEST_PACED, default 2), in a pool of their own beside the other
 // tiers, started before the rest; with CRAWLSTREAM_TEST_PACED=alone each runs as if it were `alone`.
-// `~90s` says how long a file usually takes, so that a fresh clone (no earlier run's times
+// `retry` runs a file once more after a failure, said loudly: only for a known, open fault (named in
+// the file). `~90s` says how long a file usually takes, so that a fresh clone (no earlier run's times
 // under dist/) still starts the longest files first and the run does not end on one long file.
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -60,6 +61,7 @@ export function planFile(relPath, absPath, times = {}, paced = 2) {
   const holds = new Set();
   const isPaced = words.includes('paced');
   const alone = words.includes('alone') || (isPaced && paced === 'alone');
+  const retry = words.includes('retry');
   let hint;
   for (const w of words) {
     const [key, value] = w.split('=');
@@ -70,10 +72,10 @@ export function planFile(relPath, absPath, times = {}, paced = 2) {
         if (key === 'holds') holds.add(s);
       }
     } else if (/^~\d+s$/.test(w)) hint = Number(w.slice(1, -1));
-    else if (!['alone', 'paced'].includes(w) && !TIERS.includes(w)) throw new Error(`${relPath}: unknown test-plan word "${w}"`);
+    else if (!['alone', 'paced', 'retry'].includes(w) && !TIERS.includes(w)) throw new Error(`${relPath}: unknown test-plan word "${w}"`);
   }
   const seconds = times[relPath] ?? hint ?? DEFAULT_SECONDS[tier];
-  return { path: relPath, tier, uses, holds, alone, paced: isPaced && !alone, seconds };
+  return { path: relPath, tier, uses, holds, alone, paced: isPaced && !alone, retry, seconds };
 }
 
 /**

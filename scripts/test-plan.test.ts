@@ -28,7 +28,7 @@ const names = (fs: Planned[]) => fs.map((f) => f.path);
 
 describe('test plan: paced files', () => {
   it('should run at most the paced slots of them at once, beside unit and e2e files', () => {
-    const kafka = [1, 2, 3].map((i) => file(`k${i}.integration.test.js`, 'test-plan: e2e paced ~100s'));
+    const kafka = [1, 2, 3].map((i) => file(`k${i}.integration.test.js`, 'test-plan: e2e paced retry ~100s'));
     const e2e = file('a.e2e.test.js', 'test-plan: e2e ~60s');
     const unit = file('u.test.js', 'x');
     const queue = plan.order([unit, e2e, ...kafka]);
