@@ -20,6 +20,7 @@ describe('crawl results in a ClickHouse server', () => {
   let chUrl: string;
   let run: CliRun;
   let restarted = false;
+  let restartDone: Promise<unknown> | undefined;
 
   before(async () => {
     chUrl = `${requireServices().clickhouse}/chrestart${Date.now()}`;
@@ -30,10 +31,14 @@ describe('crawl results in a ClickHouse server', () => {
       if (restarted || web.requests.length < 60) return;
       restarted = true;
       // Not awaited, and not execFileSync: the synthetic web runs in this process.
-      spawn('bash', [DEV_SERVICES, 'restart-clickhouse'], { stdio: 'ignore' });
+      const restart = spawn('bash', [DEV_SERVICES, 'restart-clickhouse'], { stdio: 'ignore' });
+      restartDone = new Promise((done) => restart.once('exit', done));
     }, 10);
     run = await crawl;
     clearInterval(timer);
+    // The crawl can end (its sink having waited out the restart) before the restart script has seen
+    // the server answer again: the queries below need it up.
+    await restartDone;
   });
   after(() => web?.close());
 
