@@ -15,10 +15,9 @@ import { Fifo } from '../fifo.js';
 import { RecordHandler, skipsOf } from './record-handler.js';
 import { taskContext } from './task-context.js';
 import type { OutputRecord, RawRecord, TaskCommit, TaskOptions } from './task-records.js';
-
-export type { OutputRecord, RawRecord, TaskCommit, TaskOptions } from './task-records.js';
 import { commitReport, type CommitReport } from './commit-report.js';
 
+export type { OutputRecord, RawRecord, TaskCommit, TaskOptions } from './task-records.js';
 export type { CommitReport } from './commit-report.js';
 
 type AnyProcessor = Processor<Record<string, unknown>, Record<string, unknown>>;
@@ -230,7 +229,6 @@ export class StreamTask<S = unknown> {
     }
   }
 
-
   /** Clean stop: no new record starts, records in progress finish (and can then be committed). */
   async close(): Promise<void> {
     if (this.lifecycle.state === 'created' || this.lifecycle.state === 'restoring') return this.lifecycle.to('closed');
@@ -303,30 +301,32 @@ export class StreamTask<S = unknown> {
   }
 
   private async drain(): Promise<void> {
+    if (this.node.definition.concurrency) return this.dispatchConcurrent(); // synchronous: no turn to miss
     if (this.draining) return;
     this.draining = true;
-    try {
-      if (this.node.definition.concurrency) this.dispatchConcurrent();
-      else await this.drainSequential();
-    } finally {
-      this.draining = false;
-    }
+    await this.drainSequential();
   }
 
+  /** Clears `draining` in the turn of its last look at the queue: one await later, a record offered in
+   * between stayed queued, for good if no other came (a Kafka task busy forever, issue 18). */
   private async drainSequential(): Promise<void> {
-    while (this.queue.size > 0 && this.lifecycle.accepting) {
-      const deadline = performance.now() + SLICE_MS;
-      await this.mutex.runExclusive(async () => {
-        // The clock is read every few records: reading it per record cost as much as a small processor.
-        for (let n = 0; this.queue.size > 0 && this.lifecycle.accepting; n++) {
-          if ((n & 15) === 15 && performance.now() >= deadline) break;
-          const pending = this.handler.handle(this.queue.take(), this.sharedContext, this.ready);
-          if (pending) await pending;
-        }
-      });
-      this.notifySettled();
-      this.options.onActivity();
-      if (this.queue.size > 0) await yieldToLoop();
+    try {
+      while (this.queue.size > 0 && this.lifecycle.accepting) {
+        const deadline = performance.now() + SLICE_MS;
+        await this.mutex.runExclusive(async () => {
+          // The clock is read every few records: reading it per record cost as much as a small processor.
+          for (let n = 0; this.queue.size > 0 && this.lifecycle.accepting; n++) {
+            if ((n & 15) === 15 && performance.now() >= deadline) break;
+            const pending = this.handler.handle(this.queue.take(), this.sharedContext, this.ready);
+            if (pending) await pending;
+          }
+        });
+        this.notifySettled();
+        this.options.onActivity();
+        if (this.queue.size > 0) await yieldToLoop();
+      }
+    } finally {
+      this.draining = false;
     }
   }
 
