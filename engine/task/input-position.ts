@@ -58,6 +58,12 @@ export class InputTracker {
     return this.started.length - this.startedHead - this.finished.size;
   }
 
+  /** The oldest offset read and not finished (queued or running), if any; reads, never compacts. */
+  oldestUnfinished(): number | undefined {
+    for (let i = this.startedHead; i < this.started.length; i++) if (!this.finished.has(this.started[i])) return this.started[i];
+    return undefined;
+  }
+
   /** The position to commit now, or undefined when it has not moved since the last commit. */
   position(): InputPosition | undefined {
     while (this.startedHead < this.started.length && this.finished.has(this.started[this.startedHead])) {

@@ -14,10 +14,11 @@ import { Mutex } from './mutex.js';
 import { Fifo } from '../fifo.js';
 import { RecordHandler, skipsOf } from './record-handler.js';
 import { taskContext } from './task-context.js';
-import type { OutputRecord, RawRecord, TaskCommit, TaskOptions } from './task-records.js';
+import type { HandOverReport, OutputRecord, RawRecord, TaskCommit, TaskOptions } from './task-records.js';
 import { commitReport, type CommitReport } from './commit-report.js';
+import { outstandingWork } from './task-outstanding.js';
 
-export type { OutputRecord, RawRecord, TaskCommit, TaskOptions } from './task-records.js';
+export type { HandOverReport, OutputRecord, RawRecord, TaskCommit, TaskOptions } from './task-records.js';
 export type { CommitReport } from './commit-report.js';
 
 type AnyProcessor = Processor<Record<string, unknown>, Record<string, unknown>>;
@@ -32,14 +33,6 @@ export const STOP_GRACE_MS = 5_000;
  * its own bound (the Kafka worker: the fetch timeout, so that no request on the wire is cut off).
  */
 export const HANDOVER_FINISH_MS = 2_500;
-
-/** What a hand-over left to the next owner. */
-export interface HandOverReport {
-  /** Concurrent records still running at the bound: told to stop, unfinished, redone by the next owner. */
-  cut: number;
-  /** Records read but never started: the next owner reads them again. */
-  unstarted: number;
-}
 
 export class StreamTask<S = unknown> {
   readonly id: string;
@@ -184,6 +177,11 @@ export class StreamTask<S = unknown> {
   isFullyCommitted(): boolean {
     for (const t of this.trackers.values()) if (t.committedBase() < t.next) return false;
     return this.ready.length === 0;
+  }
+
+  /** What it still holds, for a busy task's status (empty when nothing): see task-outstanding.ts. */
+  outstanding(): string[] {
+    return outstandingWork({ state: this.lifecycle.state, queued: this.queue.size, firstQueued: this.queue.peek(), running: this.inFlight, midway: this.mutex.locked, trackers: this.trackers, outputs: this.ready.length });
   }
 
   hasPendingWork(): boolean {

@@ -42,3 +42,11 @@ export interface TaskOptions<S> {
   /** Called after each commit the runtime made durable. Must return at once and not throw. */
   onCommitted?: (report: CommitReport) => void;
 }
+
+/** What a hand-over left to the next owner. */
+export interface HandOverReport {
+  /** Concurrent records still running at the bound: told to stop, unfinished, redone by the next owner. */
+  cut: number;
+  /** Records read but never started: the next owner reads them again. */
+  unstarted: number;
+}
