@@ -2,7 +2,7 @@
 import { crawlTopology } from '../crawl/topology.js';
 import { warcProcessor } from '../stages/warc/warc-stage.js';
 import { connectCluster, partitionCount, type Cluster } from '../engine/kafka/kafka-cluster.js';
-import { clusterIdle, readTaskStatuses, topicEnds, type TaskStatus } from '../engine/kafka/task-status.js';
+import { clusterIdle, readTaskStatuses, taskBusy, topicEnds, type TaskStatus } from '../engine/kafka/task-status.js';
 import { durationOption, LIMITS, parse } from './options.js';
 import { brokersOf, KAFKA_FLAGS } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
@@ -20,9 +20,12 @@ export async function run(argv: string[]): Promise<number> {
     }
     let quiet = 0;
     let last = '';
+    let lastDetail: string | undefined;
     while (Date.now() < deadline) {
       // The cluster may be restarting or moving leaders: a failed look is "not idle yet", not an error.
-      const { idle, reason } = await check(cluster).catch((err: Error) => ({ idle: false, reason: `cannot read the cluster's state: ${err.message}` }));
+      const { idle, reason, detail } = await check(cluster).catch((err: Error) => ({ idle: false, reason: `cannot read the cluster's state: ${err.message}`, detail: undefined }));
+      // The detail (offsets) moves every second: printed once at the end, not on each change.
+      lastDetail = detail;
       quiet = idle ? quiet + 1 : 0;
       if (quiet >= 3) {
         process.stdout.write(await describe(cluster));
@@ -34,7 +37,7 @@ export async function run(argv: string[]): Promise<number> {
       await new Promise((r) => setTimeout(r, 1000));
     }
     process.stdout.write(await describe(cluster));
-    process.stderr.write(`not idle after ${(timeoutMs ?? 0) / 1000} s: ${last}\n`);
+    process.stderr.write(`not idle after ${(timeoutMs ?? 0) / 1000} s: ${last}${lastDetail ? ` (${lastDetail})` : ''}\n`);
     return 1;
   } finally {
     await cluster.close();
@@ -50,7 +53,7 @@ function topologyOf(statuses: Map<string, TaskStatus>) {
   return crawlTopology(warc ? [warcProcessor] : []);
 }
 
-async function check(cluster: Cluster): Promise<{ idle: boolean; reason: string }> {
+async function check(cluster: Cluster): Promise<{ idle: boolean; reason: string; detail?: string }> {
   const topology = topologyOf(await readTaskStatuses(cluster));
   const partitions = await partitionCount(cluster, 'discovered-urls');
   return clusterIdle(cluster, topology.processors.map((p) => ({ name: p.name, inputs: p.inputs })), [...topology.topics.keys()], partitions);
@@ -62,6 +65,7 @@ async function describe(cluster: Cluster): Promise<string> {
   const partitions = await partitionCount(cluster, 'discovered-urls');
   const ends = await topicEnds(cluster, [...topology.topics.keys()]);
   const lines = ['processor      part  owner                          lag   frontier  in-flight  state'];
+  const busy: string[] = [];
   let frontier = 0;
   let fetched = 0;
   for (const p of topology.processors) {
@@ -72,9 +76,10 @@ async function describe(cluster: Cluster): Promise<string> {
       if (p.name === 'schedule') frontier += f;
       if (p.name === 'fetch') fetched += s?.counters.requests ?? 0;
       const state = !s?.worker ? 'unowned' : s.quiescent && !s.pendingWork ? 'idle' : 'busy';
+      if (state === 'busy') busy.push(`${p.name}-${part} busy: ${taskBusy(s!)}`);
       lines.push(`${p.name.padEnd(14)} ${String(part).padStart(4)}  ${(s?.worker || '-').padEnd(30)} ${String(lag).padStart(5)} ${String(p.name === 'schedule' ? f : '').padStart(10)} ${String(s?.gauges['in-flight'] ?? '').padStart(10)}  ${state}`);
     }
   }
-  lines.push(`frontier: ${frontier} URLs queued; pages fetched by current owners: ${fetched}`);
+  lines.push(`frontier: ${frontier} URLs queued; pages fetched by current owners: ${fetched}`, ...busy);
   return lines.join('\n') + '\n';
 }

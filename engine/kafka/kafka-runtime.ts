@@ -13,7 +13,7 @@ import { ProcessorRunner, reopenAll } from './processor-runner.js';
 import { ensureChangelogs } from './topic-admin.js';
 import { TaskOwners } from './task-owners.js';
 import { WorkerTransactions } from './worker-transactions.js';
-import type { TaskStatus } from './task-status.js';
+import { busyReason, type TaskStatus } from './task-status.js';
 import type { CommitReport, StreamTask } from '../task/stream-task.js';
 
 export interface KafkaRuntimeOptions<S> {
@@ -49,6 +49,8 @@ export interface TaskProgress<S> {
   consumedUpTo: Record<string, number>;
   /** Everything it read is finished and committed. */
   settled: boolean;
+  /** When not settled: why (task-status.ts busyReason). */
+  busy?: string;
 }
 
 /**
@@ -191,7 +193,8 @@ export class KafkaRuntime<S> {
         for (const topic of t.node.inputs) {
           consumedUpTo[topic] = Math.max(runner.consumedUpTo.get(`${topic}/${t.partition}`) ?? 0, t.nextOffset(topic));
         }
-        out.push({ task: t, consumedUpTo, settled: host.settled() });
+        const settled = host.settled();
+        out.push({ task: t, consumedUpTo, settled, busy: settled ? undefined : busyReason(t, host, this.transactions) });
       }
     }
     return out;
@@ -216,10 +219,10 @@ export class KafkaRuntime<S> {
 
   private async publishStatus(leaving = false): Promise<void> {
     const at = Date.now();
-    const messages = this.progress().map(({ task: t, consumedUpTo, settled }) => {
+    const messages = this.progress().map(({ task: t, consumedUpTo, settled, busy }) => {
       const status: TaskStatus = {
         processor: t.node.name, partition: t.partition, worker: leaving ? '' : this.id, paused: this.o.control.paused,
-        generation: this.runningGeneration, quiescent: settled, pendingWork: t.hasPendingWork(), consumedUpTo,
+        generation: this.runningGeneration, quiescent: settled, busy, pendingWork: t.hasPendingWork(), consumedUpTo,
         gauges: Object.fromEntries(t.metrics.gauges), counters: Object.fromEntries(t.metrics.totals), at,
       };
       return { key: `${t.node.name}/${t.partition}`, value: JSON.stringify(status) };

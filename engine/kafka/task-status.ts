@@ -3,6 +3,8 @@
 // tell "idle": with transactions every partition ends in a commit marker that no consumer "reads".
 import type { Cluster } from './kafka-cluster.js';
 import { restoreChangelogs } from './changelog-restore.js';
+import type { StreamTask } from '../task/stream-task.js';
+import type { CommitParticipant, WorkerTransactions } from './worker-transactions.js';
 
 export interface TaskStatus {
   processor: string;
@@ -10,6 +12,9 @@ export interface TaskStatus {
   /** Worker id owning the task; '' once it let go. */
   worker: string;
   quiescent: boolean;
+  /** Why it is not quiescent (what it holds, what its commit waits on); absent when it is. */
+  busy?: string;
+  /** The processor has work due (hasPendingWork): a crawl's URLs ready or leased. */
   pendingWork: boolean;
   /** The worker's crawl is paused (scaling): no fetch is released. */
   paused?: boolean;
@@ -20,6 +25,26 @@ export interface TaskStatus {
   gauges: Record<string, number>;
   counters: Record<string, number>;
   at: number;
+}
+
+/**
+ * Why a task on this worker is not settled (KafkaTaskHost.settled() false): what the task holds, and
+ * what its commit waits on. Only asked of tasks that are not settled; counts and a few offsets.
+ */
+export function busyReason(task: Pick<StreamTask<unknown>, 'outstanding'>, member: CommitParticipant, transactions: Pick<WorkerTransactions, 'activity' | 'has'>): string {
+  const why = task.outstanding();
+  const commit = transactions.activity;
+  if (commit) why.push(commit);
+  if (!transactions.has(member)) why.push('not part of the worker transactions');
+  return why.join('; ') || 'not settled (nothing outstanding found)';
+}
+
+/** What keeps a task from idle, in a few words for `status` (empty when it is idle). */
+export function taskBusy(s: TaskStatus): string {
+  const why = [];
+  if (!s.quiescent) why.push(s.busy ?? 'not quiescent');
+  if (s.pendingWork) why.push('the processor has work due');
+  return why.join('; ');
 }
 
 export async function readTaskStatuses(cluster: Cluster): Promise<Map<string, TaskStatus>> {
@@ -54,13 +79,13 @@ export function idleVerdict(
   processors: { name: string; inputs: readonly string[] }[],
   partitions: number,
   now: number,
-): { idle: boolean; reason: string } {
+): { idle: boolean; reason: string; detail?: string } {
   for (const p of processors) {
     for (let part = 0; part < partitions; part++) {
       const s = statuses.get(`${p.name}/${part}`);
       if (!s || !s.worker) return { idle: false, reason: `${p.name}-${part} has no worker` };
       if (now - s.at > 10_000) return { idle: false, reason: `${p.name}-${part} has not reported for ${Math.round((now - s.at) / 1000)} s` };
-      if (!s.quiescent || s.pendingWork) return { idle: false, reason: `${p.name}-${part} is busy` };
+      if (!s.quiescent || s.pendingWork) return { idle: false, reason: `${p.name}-${part} is busy`, detail: taskBusy(s) };
       for (const t of p.inputs) {
         const end = ends.get(`${t}/${part}`) ?? 0;
         if ((s.consumedUpTo[t] ?? 0) < end) return { idle: false, reason: `${p.name}-${part} has not read ${t} to its end` };
@@ -71,7 +96,7 @@ export function idleVerdict(
 }
 
 /** The cluster-wide idle check behind `status --wait-idle` and `scale`. */
-export async function clusterIdle(cluster: Cluster, processors: { name: string; inputs: readonly string[] }[], topics: string[], partitions: number): Promise<{ idle: boolean; reason: string; statuses: Map<string, TaskStatus> }> {
+export async function clusterIdle(cluster: Cluster, processors: { name: string; inputs: readonly string[] }[], topics: string[], partitions: number): Promise<{ idle: boolean; reason: string; detail?: string; statuses: Map<string, TaskStatus> }> {
   const statuses = await readTaskStatuses(cluster);
   const ends = await topicEnds(cluster, topics);
   return { ...idleVerdict(statuses, ends, processors, partitions, Date.now()), statuses };

@@ -174,6 +174,19 @@ export class WorkerTransactions implements Committer {
     return this.failure !== undefined;
   }
 
+  /** Why `busy` (or failed), for a busy task's status; '' when neither. */
+  get activity(): string {
+    if (this.failure) return `the worker transaction failed (${this.failure.message}); its tasks re-open`;
+    if (this.running) return 'a worker transaction is running';
+    if (this.timer !== undefined) return 'a worker transaction is due';
+    return this.claims.length ? `${this.claims.length} task claim(s) wait for the worker transaction` : '';
+  }
+
+  /** The member commits in this worker's transactions (between its open and its release). */
+  has(member: CommitParticipant): boolean {
+    return this.members.has(member);
+  }
+
   add(member: CommitParticipant): void {
     this.members.add(member);
   }

@@ -47,9 +47,9 @@ export async function scaleKafka(o: KafkaScaleOptions): Promise<ScaleReport> {
     o.logger.info(`pausing the crawl and waiting for everything in flight to finish`);
     await writeClusterState(cluster, { ...state, control: { ...state.control, paused: true } });
     await until(deadline, 'the crawl to drain', async () => {
-      const { idle, reason, statuses } = await clusterIdle(cluster, processors, topics, from);
+      const { idle, reason, detail, statuses } = await clusterIdle(cluster, processors, topics, from);
       const unpaused = [...statuses.values()].filter((s) => s.worker && !s.paused);
-      return idle && unpaused.length === 0 ? true : unpaused.length ? `${unpaused.length} tasks not paused yet` : reason;
+      return idle && unpaused.length === 0 ? true : unpaused.length ? `${unpaused.length} tasks not paused yet` : detail ? `${reason} (${detail})` : reason;
     });
 
     o.logger.info(`growing every topic to ${to} partitions`);

@@ -1,0 +1,26 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { busyReason, idleVerdict, taskBusy, type TaskStatus } from './task-status.js';
+import type { CommitParticipant } from './worker-transactions.js';
+
+const member = { id: 'schedule/7' } as CommitParticipant;
+const status = (s: Partial<TaskStatus>): TaskStatus => ({
+  processor: 'schedule', partition: 0, worker: 'w1', quiescent: true, pendingWork: false, consumedUpTo: { fetched: 5 }, gauges: {}, counters: {}, at: 1_000, ...s,
+});
+
+describe('a busy task says why (issue 18)', () => {
+  it('should join what the task holds with what its commit waits on', () => {
+    const task = { outstanding: () => ['1 queued from deduped@41'] };
+    assert.equal(busyReason(task, member, { activity: 'a worker transaction is due', has: () => true }), '1 queued from deduped@41; a worker transaction is due');
+    assert.equal(busyReason({ outstanding: () => ['fetched read to 9, committed to 8'] }, member, { activity: '', has: () => false }), 'fetched read to 9, committed to 8; not part of the worker transactions');
+    assert.equal(busyReason({ outstanding: () => [] }, member, { activity: '', has: () => true }), 'not settled (nothing outstanding found)');
+  });
+
+  it("should give status --wait-idle the busy task's reason, and say 'not quiescent' for a worker that published none", () => {
+    const statuses = new Map([['schedule/0', status({ quiescent: false, busy: '1 queued from deduped@41' })]]);
+    const verdict = idleVerdict(statuses, new Map([['fetched/0', 5]]), [{ name: 'schedule', inputs: ['fetched'] }], 1, 2_000);
+    assert.deepEqual(verdict, { idle: false, reason: 'schedule-0 is busy', detail: '1 queued from deduped@41' });
+    assert.equal(taskBusy(status({ quiescent: false, pendingWork: true })), 'not quiescent; the processor has work due');
+    assert.equal(taskBusy(status({})), '');
+  });
+});
