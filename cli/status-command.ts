@@ -59,6 +59,8 @@ async function check(cluster: Cluster): Promise<{ idle: boolean; reason: string;
   return clusterIdle(cluster, topology.processors.map((p) => ({ name: p.name, inputs: p.inputs })), [...topology.topics.keys()], partitions);
 }
 
+const BUSY_LINES = 20;
+
 async function describe(cluster: Cluster): Promise<string> {
   const statuses = await readTaskStatuses(cluster);
   const topology = topologyOf(statuses);
@@ -80,6 +82,8 @@ async function describe(cluster: Cluster): Promise<string> {
       lines.push(`${p.name.padEnd(14)} ${String(part).padStart(4)}  ${(s?.worker || '-').padEnd(30)} ${String(lag).padStart(5)} ${String(p.name === 'schedule' ? f : '').padStart(10)} ${String(s?.gauges['in-flight'] ?? '').padStart(10)}  ${state}`);
     }
   }
-  lines.push(`frontier: ${frontier} URLs queued; pages fetched by current owners: ${fetched}`, ...busy);
+  lines.push(`frontier: ${frontier} URLs queued; pages fetched by current owners: ${fetched}`);
+  // Why each busy task is busy; a crawl under way has every task busy, so only the first few.
+  lines.push(...busy.slice(0, BUSY_LINES), ...(busy.length > BUSY_LINES ? [`… and ${busy.length - BUSY_LINES} more busy tasks`] : []));
   return lines.join('\n') + '\n';
 }
