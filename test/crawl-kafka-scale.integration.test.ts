@@ -1,7 +1,4 @@
-// test-plan: e2e paced retry ~70s
-// (retry: open fault, issue 18: after a live scale-out, one schedule task on Kafka can stay busy (not
-// quiescent) with no URL ready, leased or in flight, so `status --wait-idle` never reports idle; seen once in about
-// ten runs; the retry is listed as FLAKY at the end of the run)
+// test-plan: e2e paced ~70s
 // Replay and scale-out on real services: a live Kafka crawl grown from 4 to 8 partitions with its
 // workers running, and a replay of its fetched pages through a changed parser.
 import { after, describe, it } from 'node:test';
