@@ -355,13 +355,21 @@ export class WorkerTransactions implements Committer {
       const movesTasks = claims.length > 0 || parts.some((p) => p.leaving);
       const offsetsDue = !movesTasks && performance.now() - this.offsetsSentAt >= GROUP_OFFSETS_EVERY_MS;
       if (offsetsDue) {
-        for (const [consumerGroupId, topics] of offsets) {
+        // Every group at once: each costs four round trips (two coordinator lookups, AddOffsetsToTxn,
+        // TxnOffsetCommit), and one after another they kept a loaded worker's transaction open for
+        // seconds, holding back its outputs and the owners topic's last stable offset meanwhile.
+        doing = 'group offsets';
+        await Promise.all([...offsets].map(async ([consumerGroupId, topics]) => {
           const list = [...topics].map(([topic, partitions]) => ({ topic, partitions: [...partitions].map(([partition, offset]) => ({ partition, offset })) }));
           const sent = performance.now();
-          doing = `group offsets of ${consumerGroupId}`;
-          const again = await sendOffsetsInTransaction(transaction, { consumerGroupId, topics: list });
-          step(`offsets of ${consumerGroupId}${again ? ` (asked ${again + 1} times)` : ''}`, sent);
-        }
+          try {
+            const again = await sendOffsetsInTransaction(transaction, { consumerGroupId, topics: list });
+            step(`offsets of ${consumerGroupId}${again ? ` (asked ${again + 1} times)` : ''}`, sent);
+          } catch (err) {
+            doing = `group offsets of ${consumerGroupId}`;
+            throw err;
+          }
+        }));
       }
       const committing = performance.now();
       doing = 'commit';
