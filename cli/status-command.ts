@@ -53,7 +53,7 @@ function topologyOf(statuses: Map<string, TaskStatus>) {
 async function check(cluster: Cluster): Promise<{ idle: boolean; reason: string }> {
   const topology = topologyOf(await readTaskStatuses(cluster));
   const partitions = await partitionCount(cluster, 'discovered-urls');
-  return clusterIdle(cluster, topology.processors.map((p) => ({ name: p.name, inputs: p.inputs })), [...topology.topics.keys()], partitions);
+  return clusterIdle(cluster, topology.processors.map((p) => ({ name: p.name, storedName: p.storedName, inputs: p.inputs })), [...topology.topics.keys()], partitions);
 }
 
 async function describe(cluster: Cluster): Promise<string> {
@@ -66,7 +66,7 @@ async function describe(cluster: Cluster): Promise<string> {
   let fetched = 0;
   for (const p of topology.processors) {
     for (let part = 0; part < partitions; part++) {
-      const s: TaskStatus | undefined = statuses.get(`${p.name}/${part}`);
+      const s: TaskStatus | undefined = statuses.get(`${p.storedName}/${part}`);
       const lag = p.inputs.reduce((n, t) => n + Math.max(0, (ends.get(`${t}/${part}`) ?? 0) - (s?.consumedUpTo[t] ?? 0)), 0);
       const f = s?.gauges.frontier ?? 0;
       if (p.name === 'schedule') frontier += f;

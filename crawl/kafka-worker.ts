@@ -106,7 +106,7 @@ export class KafkaWorker {
     telemetry.watch(() => ({
       tasks: runtime.tasks,
       lag: lagEntries(runtime.progress().flatMap(({ task, consumedUpTo }) => Object.entries(consumedUpTo).map(([topic, at]) => ({
-        processor: task.node.name, partition: task.partition, records: Math.max(0, (this.ends.get(`${topic}/${task.partition}`) ?? at) - at),
+        processor: task.node.storedName, partition: task.partition, records: Math.max(0, (this.ends.get(`${topic}/${task.partition}`) ?? at) - at),
       })))),
     }));
   }

@@ -16,7 +16,7 @@ after(async () => {
 function context(logger = collectingLog(), logId = 'log-1'): ProcessorContext<object> & { counters: Map<string, number> } {
   const counters = new Map<string, number>();
   return {
-    processorName: 'sink', partition: 3, logId, logger, counters,
+    processorName: 'clickhouse-sink', storedName: 'sink', partition: 3, logId, logger, counters,
     metrics: { count: (name, by = 1) => counters.set(name, (counters.get(name) ?? 0) + by), gauge: () => {} },
     now: () => Date.now(),
     forward: () => assert.fail('the sink forwards nothing'),
