@@ -6,7 +6,7 @@ import { collectingLog } from '../../clickhouse/testing/test-harness.js';
 import { fetchResult, parsedPage } from '../../clickhouse/testing/test-fixtures.js';
 import { defaultCrawlConfig } from '../../contract/config.js';
 import type { InputRecord, ProcessorContext } from '../../engine/api.js';
-import { clickhouseSink } from './sink.js';
+import { clickhouseSink } from './clickhouse-sink.js';
 
 const opened: ClickHouse[] = [];
 after(async () => {
@@ -30,7 +30,7 @@ const record = <N extends string, V>(topic: N, offset: number, value: V, partiti
 const services = (ch: () => Promise<ClickHouse>, sinkName = 'live') => ({ config: defaultCrawlConfig(), clickhouse: ch, sinkName });
 
 test('should declare a concurrent, store-less processor named sink', () => {
-  assert.equal(clickhouseSink.name, 'sink');
+  assert.deepEqual([clickhouseSink.name, clickhouseSink.storedAs], ['clickhouse-sink', 'sink']);
   assert.deepEqual(clickhouseSink.stores, []);
   assert.deepEqual(clickhouseSink.concurrency, { maxInFlight: 20_000, perKeyOrder: false });
   assert.match(clickhouseSink.delivery, /exactly once/i);
