@@ -1,6 +1,7 @@
 // crawlstream status --brokers B [--topic-prefix P] [--wait-idle] [--timeout S]
 import { crawlTopology } from '../crawl/topology.js';
 import { warcProcessor } from '../stages/warc/warc-stage.js';
+import { storedName } from '../engine/api.js';
 import { connectCluster, partitionCount, type Cluster } from '../engine/kafka/kafka-cluster.js';
 import { clusterIdle, readTaskStatuses, topicEnds, type TaskStatus } from '../engine/kafka/task-status.js';
 import { durationOption, LIMITS, parse } from './options.js';
@@ -46,7 +47,7 @@ export async function run(argv: string[]): Promise<number> {
  * then also means the WARC files hold every fetch.
  */
 function topologyOf(statuses: Map<string, TaskStatus>) {
-  const warc = [...statuses.values()].some((s) => s.processor === warcProcessor.name && s.worker);
+  const warc = [...statuses.values()].some((s) => s.processor === storedName(warcProcessor) && s.worker);
   return crawlTopology(warc ? [warcProcessor] : []);
 }
 
