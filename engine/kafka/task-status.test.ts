@@ -1,9 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { busyReason, idleVerdict, taskBusy, type TaskStatus } from './task-status.js';
-import type { CommitParticipant } from './worker-transactions.js';
 
-const member = { id: 'schedule/7' } as CommitParticipant;
 const status = (s: Partial<TaskStatus>): TaskStatus => ({
   processor: 'schedule', partition: 0, worker: 'w1', quiescent: true, pendingWork: false, consumedUpTo: { fetched: 5 }, gauges: {}, counters: {}, at: 1_000, ...s,
 });
@@ -11,9 +9,9 @@ const status = (s: Partial<TaskStatus>): TaskStatus => ({
 describe('a busy task says why (issue 18)', () => {
   it('should join what the task holds with what its commit waits on', () => {
     const task = { outstanding: () => ['1 queued from deduped@41'] };
-    assert.equal(busyReason(task, member, { activity: 'a worker transaction is due', has: () => true }), '1 queued from deduped@41; a worker transaction is due');
-    assert.equal(busyReason({ outstanding: () => ['fetched read to 9, committed to 8'] }, member, { activity: '', has: () => false }), 'fetched read to 9, committed to 8; not part of the worker transactions');
-    assert.equal(busyReason({ outstanding: () => [] }, member, { activity: '', has: () => true }), 'not settled (nothing outstanding found)');
+    assert.equal(busyReason(task, { busy: true, failed: false }), '1 queued from deduped@41; a worker transaction is running or due');
+    assert.equal(busyReason({ outstanding: () => ['fetched read to 9, committed to 8'] }, { busy: true, failed: true }), 'fetched read to 9, committed to 8; the worker transaction failed; its tasks re-open');
+    assert.equal(busyReason({ outstanding: () => [] }, { busy: false, failed: false }), 'not settled (nothing outstanding found)');
   });
 
   it("should give status --wait-idle the busy task's reason, and say 'not quiescent' for a worker that published none", () => {

@@ -4,7 +4,7 @@
 import type { Cluster } from './kafka-cluster.js';
 import { restoreChangelogs } from './changelog-restore.js';
 import type { StreamTask } from '../task/stream-task.js';
-import type { CommitParticipant, WorkerTransactions } from './worker-transactions.js';
+import type { WorkerTransactions } from './worker-transactions.js';
 
 export interface TaskStatus {
   processor: string;
@@ -29,13 +29,13 @@ export interface TaskStatus {
 
 /**
  * Why a task on this worker is not settled (KafkaTaskHost.settled() false): what the task holds, and
- * what its commit waits on. Only asked of tasks that are not settled; counts and a few offsets.
+ * whether the worker's commit is under way or failed (worker-wide: every task of the worker says it).
+ * Only asked of tasks that are not settled; counts and a few offsets.
  */
-export function busyReason(task: Pick<StreamTask<unknown>, 'outstanding'>, member: CommitParticipant, transactions: Pick<WorkerTransactions, 'activity' | 'has'>): string {
+export function busyReason(task: Pick<StreamTask<unknown>, 'outstanding'>, transactions: Pick<WorkerTransactions, 'busy' | 'failed'>): string {
   const why = task.outstanding();
-  const commit = transactions.activity;
-  if (commit) why.push(commit);
-  if (!transactions.has(member)) why.push('not part of the worker transactions');
+  if (transactions.failed) why.push('the worker transaction failed; its tasks re-open');
+  else if (transactions.busy) why.push('a worker transaction is running or due');
   return why.join('; ') || 'not settled (nothing outstanding found)';
 }
 
@@ -76,13 +76,14 @@ export async function topicEnds(cluster: Cluster, topics: string[]): Promise<Map
 export function idleVerdict(
   statuses: Map<string, TaskStatus>,
   ends: Map<string, number>,
-  processors: { name: string; inputs: readonly string[] }[],
+  /** The status topic keys a task by `storedName` (when pinned, else `name`); reasons say `name`. */
+  processors: { name: string; storedName?: string; inputs: readonly string[] }[],
   partitions: number,
   now: number,
 ): { idle: boolean; reason: string; detail?: string } {
   for (const p of processors) {
     for (let part = 0; part < partitions; part++) {
-      const s = statuses.get(`${p.name}/${part}`);
+      const s = statuses.get(`${p.storedName ?? p.name}/${part}`);
       if (!s || !s.worker) return { idle: false, reason: `${p.name}-${part} has no worker` };
       if (now - s.at > 10_000) return { idle: false, reason: `${p.name}-${part} has not reported for ${Math.round((now - s.at) / 1000)} s` };
       if (!s.quiescent || s.pendingWork) return { idle: false, reason: `${p.name}-${part} is busy`, detail: taskBusy(s) };
@@ -96,7 +97,7 @@ export function idleVerdict(
 }
 
 /** The cluster-wide idle check behind `status --wait-idle` and `scale`. */
-export async function clusterIdle(cluster: Cluster, processors: { name: string; inputs: readonly string[] }[], topics: string[], partitions: number): Promise<{ idle: boolean; reason: string; detail?: string; statuses: Map<string, TaskStatus> }> {
+export async function clusterIdle(cluster: Cluster, processors: { name: string; storedName?: string; inputs: readonly string[] }[], topics: string[], partitions: number): Promise<{ idle: boolean; reason: string; detail?: string; statuses: Map<string, TaskStatus> }> {
   const statuses = await readTaskStatuses(cluster);
   const ends = await topicEnds(cluster, topics);
   return { ...idleVerdict(statuses, ends, processors, partitions, Date.now()), statuses };
