@@ -151,7 +151,7 @@ async function untilStable(admin: Admin, unstable: Map<string, { stable: number;
     if (o.wanted && !o.wanted()) return false;
     const waited = performance.now() - started;
     if (waited >= bound) {
-      throw new Error(`an open transaction held the changelog below its end for ${Math.round(waited / 1000)} s (${describe()}); a worker's transaction ends within its timeout, so one that does not is left hanging on the broker (kafka-transactions.sh find-hanging)`);
+      throw new Error(`an open transaction held the changelog below its end for ${Math.round(waited / 1000)} s (${describe()}); a worker's transaction ends within its timeout, so one that does not is left hanging on the broker (kafka-transactions.sh describe-producers --topic T --partition P names its producer; find-hanging and abort end it)`);
     }
     if (waited >= WAIT_TOLD_AFTER_MS && (toldAt === undefined || performance.now() - toldAt >= WAIT_TOLD_EVERY_MS)) {
       toldAt = performance.now();
