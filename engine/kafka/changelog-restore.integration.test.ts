@@ -19,7 +19,7 @@ describe('changelog restore past an open transaction', () => {
   before(() => admin.connect());
   after(async () => {
     for (const p of producers) await p.disconnect().catch(() => {});
-    await admin.deleteTopics({ topics: [`${prefix}a.changelog`, `${prefix}b.changelog`] }).catch(() => {});
+    await admin.deleteTopics({ topics: ['a', 'b', 'c'].map((t) => `${prefix}${t}.changelog`) }).catch(() => {});
     await admin.disconnect();
   });
 
@@ -91,5 +91,22 @@ describe('changelog restore past an open transaction', () => {
     const { reached, applied } = await restore(topic, 0, () => void open.commit());
     assert.deepEqual(applied, ['k0', 'k1', 'k2', 'pending', 'k3', 'k4']);
     assert.ok(reached > checkpoint, `restored up to ${reached}, past the owner's last commit (${checkpoint}) and its marker`);
+  });
+
+  it('should fail, naming the producer that holds the partition, when the transaction outlives the bound', async () => {
+    const topic = `${prefix}c.changelog`;
+    const { open, checkpoint } = await changelogWithOpenTransaction(topic);
+    try {
+      await assert.rejects(
+        restoreChangelogs(kafka, admin, [{ topic, partition: 0, from: checkpoint }], async () => {}, { stableWithinMs: 1_500 }),
+        (err: Error) => {
+          assert.match(err.message, new RegExp(`${topic.replace(/\./g, '\\.')}/0@\\d+ by producer id \\d+ epoch \\d+, key pending`));
+          assert.match(err.message, /local checkpoint/);
+          return true;
+        },
+      );
+    } finally {
+      await open.abort();
+    }
   });
 });

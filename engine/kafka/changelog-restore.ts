@@ -13,7 +13,7 @@ import type { Admin, Kafka } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../api.js';
 import { fixedAssigner } from './co-partitioned-assigner.js';
-import { partitionEnds, stableOffsets } from './partition-ends.js';
+import { partitionEnds, stableOffsets, writersAt } from './partition-ends.js';
 
 export interface RestoreTarget {
   topic: string;
@@ -67,7 +67,7 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
     // committed after it) must be known before reading.
     if (stable < high) unstable.set(id, { stable, checkpoint: t.from });
   }
-  if (unstable.size && !(await untilStable(admin, unstable, ends, o))) return reached;
+  if (unstable.size && !(await untilStable(kafka, admin, unstable, ends, o))) return reached;
   if (pending.length === 0) return reached;
 
   const assigned = new Map<string, number[]>();
@@ -142,7 +142,7 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
  * start): every transaction that wrote below it is committed or aborted. False when the restore is no
  * longer wanted; throws, naming the offsets, when the wait passes its bound.
  */
-async function untilStable(admin: Admin, unstable: Map<string, { stable: number; checkpoint: number }>, ends: ReadonlyMap<string, number>, o: RestoreOptions): Promise<boolean> {
+async function untilStable(kafka: Kafka, admin: Admin, unstable: Map<string, { stable: number; checkpoint: number }>, ends: ReadonlyMap<string, number>, o: RestoreOptions): Promise<boolean> {
   const bound = o.stableWithinMs ?? STABLE_WAIT_MS;
   const started = performance.now();
   let toldAt: number | undefined;
@@ -151,7 +151,9 @@ async function untilStable(admin: Admin, unstable: Map<string, { stable: number;
     if (o.wanted && !o.wanted()) return false;
     const waited = performance.now() - started;
     if (waited >= bound) {
-      throw new Error(`an open transaction held the changelog below its end for ${Math.round(waited / 1000)} s (${describe()}); a worker's transaction ends within its timeout, so one that does not is left hanging on the broker (kafka-transactions.sh describe-producers --topic T --partition P names its producer; find-hanging and abort end it)`);
+      const writers = await writersAt(kafka, [...unstable].map(([id, u]) => ({ topic: id.slice(0, id.lastIndexOf('/')), partition: Number(id.slice(id.lastIndexOf('/') + 1)), offset: u.stable })));
+      const held = [...writers].map(([id, w]) => `${id}@${w.offset} by producer id ${w.producerId} epoch ${w.producerEpoch}${w.inTransaction ? '' : ' (not in a transaction)'}, key ${w.key}`).join('; ');
+      throw new Error(`an open transaction held the changelog below its end for ${Math.round(waited / 1000)} s (${describe()}${held ? `; held at ${held}` : ''}); a worker's transaction ends within its timeout, so one that does not is left hanging on the broker (kafka-transactions.sh describe-producers names its transactional id; find-hanging and abort end it)`);
     }
     if (waited >= WAIT_TOLD_AFTER_MS && (toldAt === undefined || performance.now() - toldAt >= WAIT_TOLD_EVERY_MS)) {
       toldAt = performance.now();

@@ -5,6 +5,7 @@
 // 2.2.4 (the client is pinned; its admin has no isolation option), made with the constructor the
 // Kafka instance itself uses.
 import type { Admin, Kafka } from 'kafkajs';
+import { fixedAssigner } from './co-partitioned-assigner.js';
 
 export interface PartitionEnd {
   /** Log start offset. */
@@ -63,4 +64,55 @@ export async function stableOffsets(admin: Admin, topics: string[]): Promise<Map
   const out = new Map<string, number>();
   for (const topic of topics) for (const o of await admin.fetchTopicOffsets(topic)) out.set(`${topic}/${o.partition}`, Number(o.high));
   return out;
+}
+
+/** The first record at or after `offset` as read_uncommitted sees it: who wrote it, and in a transaction or not. */
+export interface RecordWriter {
+  offset: number;
+  producerId: string;
+  producerEpoch: number;
+  inTransaction: boolean;
+  key: string;
+}
+
+/**
+ * Who wrote the record at each partition's given offset (read_uncommitted), within `withinMs`: names
+ * the producer whose open transaction holds a last stable offset. Partitions it could not read are left out.
+ */
+export async function writersAt(kafka: Kafka, at: { topic: string; partition: number; offset: number }[], withinMs = 10_000): Promise<Map<string, RecordWriter>> {
+  const found = new Map<string, RecordWriter>();
+  const byTopic = new Map<string, number[]>();
+  for (const a of at) byTopic.set(a.topic, [...(byTopic.get(a.topic) ?? []), a.partition]);
+  const wanted = new Map(at.map((a) => [`${a.topic}/${a.partition}`, a.offset]));
+  const consumer = kafka.consumer({ groupId: `crawlstream-inspect-${Date.now()}-${Math.random().toString(36).slice(2)}`, readUncommitted: true, partitionAssigners: [fixedAssigner(() => byTopic)], maxWaitTimeInMs: 100 });
+  try {
+    await consumer.connect();
+    for (const topic of byTopic.keys()) await consumer.subscribe({ topic, fromBeginning: true });
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, withinMs);
+      consumer.on(consumer.events.GROUP_JOIN, () => {
+        for (const a of at) consumer.seek({ topic: a.topic, partition: a.partition, offset: String(a.offset) });
+      });
+      void consumer.run({
+        eachBatch: async ({ batch }) => {
+          const id = `${batch.topic}/${batch.partition}`;
+          const offset = wanted.get(id);
+          const raw = (batch as unknown as { messagesWithinOffset?: { offset: string; key: Buffer | null; batchContext?: { producerId: string; producerEpoch: number; inTransaction: boolean } }[] }).messagesWithinOffset ?? [];
+          const m = raw.find((r) => offset !== undefined && Number(r.offset) >= offset);
+          if (m && !found.has(id)) {
+            found.set(id, { offset: Number(m.offset), producerId: String(m.batchContext?.producerId ?? '?'), producerEpoch: Number(m.batchContext?.producerEpoch ?? -1), inTransaction: m.batchContext?.inTransaction === true, key: m.key?.toString('utf8').slice(0, 60) ?? '' });
+          }
+          if (found.size === wanted.size) {
+            clearTimeout(timer);
+            resolve();
+          }
+        },
+      }).catch(() => resolve());
+    });
+  } catch {
+    // a diagnosis only: what was found is returned
+  } finally {
+    await consumer.disconnect().catch(() => {});
+  }
+  return found;
 }
