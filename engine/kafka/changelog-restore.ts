@@ -56,7 +56,10 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
   const unstable = new Map<string, { stable: number; checkpoint: number }>();
   for (const t of targets) {
     const id = `${t.topic}/${t.partition}`;
-    const { low, stable, high } = found.get(id) ?? { low: 0, stable: 0, high: 0 };
+    const end = found.get(id);
+    // Not "empty": an empty partition has ends 0 and a checkpoint past them would read as "recreated".
+    if (!end) throw new Error(`the broker did not say where changelog ${id} ends`);
+    const { low, stable, high } = end;
     // A checkpoint beyond the end of the log means the changelog was recreated: the local copy cannot be trusted.
     const from = t.from > high ? -1 : Math.max(t.from, low);
     reached.set(id, from);
