@@ -19,7 +19,7 @@ describe('changelog restore past an open transaction', () => {
   before(() => admin.connect());
   after(async () => {
     for (const p of producers) await p.disconnect().catch(() => {});
-    await admin.deleteTopics({ topics: ['a', 'b', 'c'].map((t) => `${prefix}${t}.changelog`) }).catch(() => {});
+    await admin.deleteTopics({ topics: ['a', 'b', 'c', 'd'].map((t) => `${prefix}${t}.changelog`) }).catch(() => {});
     await admin.disconnect();
   });
 
@@ -107,6 +107,30 @@ describe('changelog restore past an open transaction', () => {
       );
     } finally {
       await open.abort();
+    }
+  });
+
+  it('should start a task at once whose checkpoint is the end of the log, with its own last records still without a marker', async () => {
+    // The fresh-clone failure: a worker's last transaction before the broker restart was committed
+    // as far as the worker knew (its checkpoint moved to the end of its records), but its partitions
+    // held those records without a commit marker, so their last stable offset stayed below for good.
+    // Nothing is left to read; the task's next commit, from the same producer, writes the marker.
+    const topic = `${prefix}d.changelog`;
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }] });
+    const owner = await transactional(`${topic}-owner`);
+    const t = await owner.transaction();
+    const [sent] = await t.send({ topic, messages: ['k0', 'k1'].map((k) => ({ key: k, value: `v-${k}`, partition: 0 })) });
+    const checkpoint = Number(sent.baseOffset) + 2;
+    try {
+      const waited: string[] = [];
+      const reached = await restoreChangelogs(kafka, admin, [{ topic, partition: 0, from: checkpoint }], async () => assert.fail('nothing to apply'), {
+        logger: { info: (m) => waited.push(m), warn: (m) => waited.push(m) },
+        stableWithinMs: 60_000,
+      });
+      assert.equal(reached.get(`${topic}/0`), checkpoint, 'not "ahead": the checkpoint is the end of the log');
+      assert.deepEqual(waited, [], 'nothing to wait for');
+    } finally {
+      await t.abort();
     }
   });
 });
