@@ -56,7 +56,7 @@ export function componentOf(stack: CallFrame[], root: string): Component {
   for (const f of stack) {
     const mod = moduleOf(f, root);
     if (mod === 'fetching/body-codec.js' || mod === 'npm:lz4-napi') return 'body';
-    if (mod.startsWith('clickhouse/') || mod.startsWith('stages/sink/') || mod === 'npm:@clickhouse/client' || mod === 'npm:@clickhouse/client-common' || mod === 'npm:chdb') return 'sink';
+    if (mod.startsWith('clickhouse/') || mod.startsWith('stages/clickhouse-sink/') || mod === 'npm:@clickhouse/client' || mod === 'npm:@clickhouse/client-common' || mod === 'npm:chdb') return 'sink';
     if (mod.startsWith('parsing/') || mod.startsWith('stages/parse/')) return 'parse';
   }
   return 'rest';

@@ -180,7 +180,7 @@ async function measuredCrawl(
 /** Re-parses and re-sinks every retained `fetched` record of the crawl in `scratch`/data: nothing is fetched. */
 async function replayFetched(paths: Paths, scratch: string): Promise<ReplayRun> {
   await waitQuiet(quietWait.ms);
-  const m = await runMeasured(process.execPath, [paths.bin, 'replay', '--from', 'fetched', '--processors', 'parse,sink', '--data-dir', join(scratch, 'data')],
+  const m = await runMeasured(process.execPath, [paths.bin, 'replay', '--from', 'fetched', '--processors', 'parse,clickhouse-sink', '--data-dir', join(scratch, 'data')],
     { cwd: scratch, timeoutMs: 30 * 60_000 });
   if (m.exitCode !== 0) throw new Error(`replay failed: ${m.stderrTail}`);
   const records = Number(/: (\d+) records of fetched/.exec(m.stdout)?.[1] ?? NaN);

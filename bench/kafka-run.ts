@@ -3,7 +3,7 @@
 // start first and wait for a crawl; the clock runs from `seed` to `status --wait-idle`. RSS and CPU are
 // summed over the workers; the services' CPU is reported separately.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crawlRun, quietWait, type CrawlRun, type Paths } from './crawls.js';
@@ -29,6 +29,14 @@ const IDLE_GRACE_MS = 60_000;
 /** CRAWLSTREAM_BENCH_WORKER_ARGS: flags added to every worker (e.g. "--commit-interval 300ms"), to measure a lever in pairs. */
 function extraWorkerArgs(): string[] {
   return (process.env.CRAWLSTREAM_BENCH_WORKER_ARGS ?? '').split(/\s+/).filter(Boolean);
+}
+
+/** CRAWLSTREAM_BENCH_WORKER_LOGS=DIR: each worker's whole stderr is appended to DIR/kafka-<n>w-w<i>.log (the run keeps only a tail). */
+function workerLog(workers: number, i: number): string | undefined {
+  const dir = process.env.CRAWLSTREAM_BENCH_WORKER_LOGS;
+  if (!dir) return undefined;
+  mkdirSync(dir, { recursive: true });
+  return join(dir, `kafka-${workers}w-w${i}.log`);
 }
 
 /** Services from the environment, else from `scripts/dev-services.sh up` (idempotent) and its `env`. */
@@ -108,11 +116,13 @@ export async function runKafka(paths: Paths, services: Services, workers: number
     let runningAt = Infinity;
     const waitingForCrawl = new Promise<void>((resolve) => {
       for (let i = 0; i < workers; i++) {
+        const log = workerLog(workers, i);
         procs.push(startMeasured(process.execPath, [paths.bin, 'worker', ...kafkaFlags, '--schema-registry', services.registry,
           '--clickhouse-url', `${services.clickhouse}/${id}`, '--allow-network', '127.0.0.0/8', '--data-dir', join(scratch, `w${i}`), ...extraWorkerArgs()], {
           cwd: scratch,
           threads: workers === 1,
           onStderr: (chunk) => {
+            if (log) appendFileSync(log, chunk);
             if (/waiting for a crawl/.test(chunk) && ++waiting === workers) resolve();
             if (/ running .* partitions/.test(chunk) && ++running === workers) runningAt = performance.now();
           },

@@ -1,5 +1,7 @@
 // node --import ./dist/bench/mem-probe.js bin/crawlstream crawl …, with CRAWLSTREAM_MEM_PROBE=FILE: what a
 // process's resident memory is made of, sampled while it runs, one JSON line per sample appended to FILE.
+// A `%p` in FILE becomes the process id, so that every process of a run (Kafka workers started with
+// NODE_OPTIONS=--import …) keeps its own file.
 // The main thread reads /proc/self/smaps (resident bytes by mapping: chdb's library, Node's binary, other
 // libraries, the malloc heap, anonymous memory) and its own V8 heap; every worker thread (the flag is
 // inherited) reports its V8 heap over a BroadcastChannel. Anonymous memory minus every V8 heap is what
@@ -8,7 +10,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { BroadcastChannel, isMainThread, threadId } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
 
-const FILE = process.env.CRAWLSTREAM_MEM_PROBE;
+const FILE = process.env.CRAWLSTREAM_MEM_PROBE?.replaceAll('%p', String(process.pid));
 const EVERY_MS = Number(process.env.CRAWLSTREAM_MEM_PROBE_MS ?? 1000);
 const CHANNEL = 'crawlstream-mem-probe';
 const MB = 1024 * 1024;

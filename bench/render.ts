@@ -136,7 +136,7 @@ export function renderMarkdown(res: Results, levers: LeversFile): string {
   if (res.services) out.push(`- Kafka services (${res.services.brokers}, ${res.services.registry}, ${res.services.clickhouse}): ${res.services.note}.`);
   for (const r of Object.values(res.crawls)) {
     const x = r.replay;
-    if (x) out.push(`- replay of ${r.name}'s \`fetched\` through parse and sink (\`bin/crawlstream replay --from fetched --processors parse,sink\`, nothing refetched): ` +
+    if (x) out.push(`- replay of ${r.name}'s \`fetched\` through parse and clickhouse-sink (\`bin/crawlstream replay --from fetched --processors parse,clickhouse-sink\`, nothing refetched): ` +
       `${x.records} records in ${fmt(x.wallSeconds)} s = ${fmt(x.recordsPerSecond)} records/s, peak RSS ${fmt(x.peakRssMb, 0)} MB, ${fmt(x.cpuSecondsPer1000Records, 2)} CPU s / 1000 records.`);
   }
   out.push('', '### How the comparison is configured', '', ...c.fairness.map((f) => `- ${f}`), '');

@@ -30,7 +30,7 @@ const USAGE = `usage: crawlstream <command> [options]
         [--render-concurrency N] [--chromium PATH]
         [--warc-dir DIR [--warc-operator TEXT]] [--metrics-port N [--metrics-host H] [--metrics-linger DUR]]
   query "SQL" [--data-dir DIR | --clickhouse-url URL] [--format json|table]
-  replay --from fetched [--since TIME | --from-offset N] [--processors parse,sink] [--parser-module FILE]
+  replay --from fetched [--since TIME | --from-offset N] [--processors parse,clickhouse-sink] [--parser-module FILE]
          [--data-dir DIR | --brokers B [--topic-prefix P] --schema-registry URL] [--clickhouse-url URL]
          [--metrics-port N ...]
   warc export --out DIR [--since TIME | --from-offset N] [--data-dir DIR | --brokers B [--topic-prefix P]
@@ -45,7 +45,8 @@ const USAGE = `usage: crawlstream <command> [options]
 Kafka mode (services: docker compose up -d, or scripts/dev-services.sh up):
   topics create --brokers HOST:PORT [--topic-prefix P] [--partitions N]
   worker --brokers B [--topic-prefix P] --schema-registry URL --clickhouse-url URL
-         [--processors normalize,dedup,schedule,fetch,parse,simhash-bands,near-dup,sink]
+         [--processors normalize,dedup,schedule,resolve,fetch,parse,near-dup-bands,near-dup,clickhouse-sink,warc]
+         (a processor's stored name selects it too: simhash-bands, sink; see README, stored names)
          [--allow-network CIDR]... [--data-dir DIR] [--parser-module FILE] [--processor-module FILE]...
          [--warc-dir DIR] [--metrics-port N (9464, 9465, … one per worker) [--metrics-host H]]
          [--commit-interval DUR (100ms)] [--handover-grace DUR (5s)] [--stop-grace DUR (30s)]

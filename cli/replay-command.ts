@@ -1,4 +1,4 @@
-// crawlstream replay --from fetched [--since TIME | --from-offset N] [--processors parse,sink]
+// crawlstream replay --from fetched [--since TIME | --from-offset N] [--processors parse,clickhouse-sink]
 //     [--parser-module FILE] [--data-dir DIR | --brokers B ... --schema-registry URL] [--clickhouse-url URL]
 import { resolve } from 'node:path';
 import { loadParserModule } from '../parsing/parser-module.js';
@@ -71,7 +71,7 @@ export async function run(argv: string[]): Promise<number> {
   process.once('SIGINT', () => abort.abort());
   const onProgress = (p: ReplayProgress) => process.stderr.write(formatProgress(p) + '\n');
   const common = {
-    id, from, processors: processors.length ? processors : ['parse', 'sink'], since, fromOffset, parserModule, focus, logger, onProgress, signal: abort.signal,
+    id, from, processors: processors.length ? processors : ['parse', 'clickhouse-sink'], since, fromOffset, parserModule, focus, logger, onProgress, signal: abort.signal,
     clickhouseUrl: values['clickhouse-url'] as string | undefined, telemetry: served?.telemetry,
   };
   let result;

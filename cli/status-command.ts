@@ -1,6 +1,7 @@
 // crawlstream status --brokers B [--topic-prefix P] [--wait-idle] [--timeout S]
 import { crawlTopology } from '../crawl/topology.js';
 import { warcProcessor } from '../stages/warc/warc-stage.js';
+import { storedName } from '../engine/api.js';
 import { connectCluster, partitionCount, type Cluster } from '../engine/kafka/kafka-cluster.js';
 import { clusterIdle, readTaskStatuses, topicEnds, type TaskStatus } from '../engine/kafka/task-status.js';
 import { durationOption, LIMITS, parse } from './options.js';
@@ -46,14 +47,14 @@ export async function run(argv: string[]): Promise<number> {
  * then also means the WARC files hold every fetch.
  */
 function topologyOf(statuses: Map<string, TaskStatus>) {
-  const warc = [...statuses.values()].some((s) => s.processor === warcProcessor.name && s.worker);
+  const warc = [...statuses.values()].some((s) => s.processor === storedName(warcProcessor) && s.worker);
   return crawlTopology(warc ? [warcProcessor] : []);
 }
 
 async function check(cluster: Cluster): Promise<{ idle: boolean; reason: string }> {
   const topology = topologyOf(await readTaskStatuses(cluster));
   const partitions = await partitionCount(cluster, 'discovered-urls');
-  return clusterIdle(cluster, topology.processors.map((p) => ({ name: p.name, inputs: p.inputs })), [...topology.topics.keys()], partitions);
+  return clusterIdle(cluster, topology.processors.map((p) => ({ name: p.name, storedName: p.storedName, inputs: p.inputs })), [...topology.topics.keys()], partitions);
 }
 
 async function describe(cluster: Cluster): Promise<string> {
@@ -66,7 +67,7 @@ async function describe(cluster: Cluster): Promise<string> {
   let fetched = 0;
   for (const p of topology.processors) {
     for (let part = 0; part < partitions; part++) {
-      const s: TaskStatus | undefined = statuses.get(`${p.name}/${part}`);
+      const s: TaskStatus | undefined = statuses.get(`${p.storedName}/${part}`);
       const lag = p.inputs.reduce((n, t) => n + Math.max(0, (ends.get(`${t}/${part}`) ?? 0) - (s?.consumedUpTo[t] ?? 0)), 0);
       const f = s?.gauges.frontier ?? 0;
       if (p.name === 'schedule') frontier += f;

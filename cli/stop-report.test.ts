@@ -7,7 +7,7 @@ test('should name what a stop left, with its output\'s failure, and nothing when
   const lines = formatUnfinished([
     { processor: 'parse', records: 2, sink: false },
     { processor: 'warc', records: 1, sink: true, why: { failure: 'ENOSPC: no space left on device, write' } },
-    { processor: 'sink', records: 40, sink: true, why: { silentMs: 12_400 } },
+    { processor: 'clickhouse-sink', records: 40, sink: true, why: { silentMs: 12_400 } },
   ], 1_500, { clickhouse: 'ClickHouse', warcDir: '/w' });
   assert.deepEqual(lines, [
     'stopped before everything finished: the stop waited 1.5 s (--stop-grace); nothing is lost: run the same command again to resume, and this is done first:',

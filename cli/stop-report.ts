@@ -3,6 +3,7 @@
 // lost: it was never committed, so running the same command again does it.
 import type { UnfinishedWork } from '../crawl/embedded-crawl.js';
 import type { OutputState } from '../contract/troubles.js';
+import { clickhouseSink } from '../stages/clickhouse-sink/clickhouse-sink.js';
 
 /** The crawl was stopped before work in flight could finish: rerunning the same command resumes it. */
 export const UNFINISHED_STOP_EXIT = 5;
@@ -23,7 +24,7 @@ export function formatUnfinished(unfinished: readonly UnfinishedWork[], graceMs:
   const lines = unfinished.map((u) => {
     const n = `${u.records} record${u.records === 1 ? '' : 's'}`;
     const why = u.why ? `: ${because(u.processor === 'warc' ? 'writing WARC files' : 'ClickHouse', u.why)}` : '';
-    if (u.processor === 'sink') return `not written: the rows of ${n} (fetches, pages, links, skipped URLs) are not in ${where.clickhouse} yet${why}`;
+    if (u.processor === clickhouseSink.name) return `not written: the rows of ${n} (fetches, pages, links, skipped URLs) are not in ${where.clickhouse} yet${why}`;
     if (u.processor === 'warc') return `not archived: ${n} of fetched pages have no WARC capture in ${where.warcDir ?? 'the WARC directory'} yet${why}`;
     return `not finished: ${u.processor} still held ${n} in progress${why}`;
   });

@@ -1,5 +1,5 @@
 // Rows that users' processors write to their own tables, exactly once like the crawl's: each task
-// gets a writer under its own sink id (processor name and log identity), bound to one table that it
+// gets a writer under its own sink id (the processor's stored name and log identity), bound to one table that it
 // creates on first use.
 import type { Logger } from '../engine/api.js';
 import type { ClickHouse } from './connection.js';
@@ -21,7 +21,7 @@ export interface RowSink<Row extends Record<string, unknown> = Record<string, un
 }
 
 export interface RowSinks {
-  open(table: UserTable, task: { processorName: string; logId: string; logger: Logger }): RowSink;
+  open(table: UserTable, task: { storedName: string; logId: string; logger: Logger }): RowSink;
 }
 
 export function rowSinks(connect: () => Promise<ClickHouse>, trouble?: SinkWriterOptions['trouble']): RowSinks {
@@ -38,7 +38,7 @@ export function rowSinks(connect: () => Promise<ClickHouse>, trouble?: SinkWrite
         await done;
         return ch;
       };
-      const writer = new SinkWriter({ connect: ready, sinkId: `${task.processorName}:${task.logId}`, tables: [table.name], logger: task.logger, trouble });
+      const writer = new SinkWriter({ connect: ready, sinkId: `${task.storedName}:${task.logId}`, tables: [table.name], logger: task.logger, trouble });
       return {
         write: (source, rows) => writer.write(source, rows.map((row) => ({ table: table.name, row: { ...row }, bytes: JSON.stringify(row).length }))),
         get pending() {

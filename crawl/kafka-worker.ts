@@ -10,6 +10,7 @@ import { defaultCrawlConfig, type CrawlConfig } from '../contract/config.js';
 import { openCrawlServices, openFocus } from './open-services.js';
 import type { CrawlServices } from '../contract/services.js';
 import { crawlTopology, extraProcessors } from './topology.js';
+import { clickhouseSink } from '../stages/clickhouse-sink/clickhouse-sink.js';
 import { topicEnds } from '../engine/kafka/task-status.js';
 import type { WarcOutput } from '../warc/warc-output.js';
 import { lagEntries, type CrawlTelemetry } from './telemetry.js';
@@ -75,8 +76,8 @@ export class KafkaWorker {
     const cluster = (this.cluster = await connectCluster({ brokers: this.o.brokers, prefix: this.o.prefix, clientId: `crawlstream-worker-${process.pid}`, logger }));
     const topology = crawlTopology(extraProcessors(this.o.warc, this.o.processorModules));
     const nodes = selectProcessors(topology, this.o.processors);
-    if (nodes.some((n) => n.name === 'sink') && !this.o.clickhouseUrl) {
-      throw new Error('the sink processor needs --clickhouse-url (or leave it out with --processors)');
+    if (nodes.some((n) => n.name === clickhouseSink.name) && !this.o.clickhouseUrl) {
+      throw new Error(`the ${clickhouseSink.name} processor needs --clickhouse-url (or leave it out with --processors)`);
     }
     const state = await awaitClusterState<Partial<CrawlConfig>>(cluster, logger, this.o.signal);
     const config = { ...defaultCrawlConfig(state.options), allowNetworks: this.o.allowNetworks, proxy: this.o.proxy ?? '' };
@@ -106,7 +107,7 @@ export class KafkaWorker {
     telemetry.watch(() => ({
       tasks: runtime.tasks,
       lag: lagEntries(runtime.progress().flatMap(({ task, consumedUpTo }) => Object.entries(consumedUpTo).map(([topic, at]) => ({
-        processor: task.node.name, partition: task.partition, records: Math.max(0, (this.ends.get(`${topic}/${task.partition}`) ?? at) - at),
+        processor: task.node.storedName, partition: task.partition, records: Math.max(0, (this.ends.get(`${topic}/${task.partition}`) ?? at) - at),
       })))),
     }));
   }

@@ -57,7 +57,10 @@ export async function loadProcessorModule(file: string, opts: { timeoutMs?: numb
   if (!processor || typeof processor.name !== 'string' || typeof processor.create !== 'function' || !Array.isArray(processor.inputs)) {
     throw new Error(`the processor module ${file} must return { processor } made with defineProcessor (name, inputs, outputs, stores, create)`);
   }
-  if (!/^[a-z][a-z0-9-]{0,40}$/.test(processor.name)) throw new Error(`${file}: processor name ${JSON.stringify(processor.name)}: use lowercase letters, digits and -`);
+  // Both names become topic, group and key names: the same characters for the one it is stored under.
+  for (const [what, name] of [['processor name', processor.name], ['storedAs', processor.storedAs]] as const) {
+    if (name !== undefined && (typeof name !== 'string' || !/^[a-z][a-z0-9-]{0,40}$/.test(name))) throw new Error(`${file}: ${what} ${JSON.stringify(name)}: use lowercase letters, digits and -`);
+  }
   const tables = ((made.tables ?? []) as unknown[]).map((t) => checkUserTable(t, file));
   const bounded = boundedDefinition(processor as AnyProcessorDefinition<CrawlServices>, file, opts.timeoutMs ?? DEFAULT_MODULE_TIMEOUT_MS);
   return { path, processor: bounded, tables };

@@ -12,6 +12,7 @@ import { defaultCrawlConfig, type CrawlConfig } from '../contract/config.js';
 import { openCrawlServices, openFocus } from './open-services.js';
 import type { FocusSpec } from '../focus/focus-spec.js';
 import { crawlTopology, extraProcessors } from './topology.js';
+import { clickhouseSink } from '../stages/clickhouse-sink/clickhouse-sink.js';
 import type { ReplayView } from '../engine/replay/replay-progress.js';
 import type { WarcOutput } from '../warc/warc-output.js';
 import type { CrawlServices } from '../contract/services.js';
@@ -44,7 +45,7 @@ export interface CrawlReplayOptions {
 
 export async function runCrawlReplay(o: CrawlReplayOptions): Promise<ReplayProgress> {
   const plan = planReplay(crawlTopology(extraProcessors(o.warc)), { id: o.id, from: o.from, processors: o.processors });
-  if (o.kafka && plan.topology.processors.some((p) => p.name === 'sink') && !o.clickhouseUrl) throw new Error('replaying the sink needs --clickhouse-url');
+  if (o.kafka && plan.topology.processors.some((p) => p.name === clickhouseSink.name) && !o.clickhouseUrl) throw new Error(`replaying ${clickhouseSink.name} needs --clickhouse-url`);
   const stored = o.kafka ? await kafkaCrawlConfig(o.kafka, o.logger) : defaultCrawlConfig();
   const config = o.focus ? { ...stored, focus: o.focus } : stored;
   // A replay fetches nothing; the HTTP client is there because the services have one, and opens no socket.
@@ -54,7 +55,7 @@ export async function runCrawlReplay(o: CrawlReplayOptions): Promise<ReplayProgr
   });
   const { services } = open;
   try {
-    if (plan.topology.processors.some((p) => p.name === 'sink')) {
+    if (plan.topology.processors.some((p) => p.name === clickhouseSink.name)) {
       const ch = await services.clickhouse();
       if (!config.focus && plan.topology.processors.some((p) => p.name === 'parse')) await warnUnfocused(ch, o.logger);
     }

@@ -51,16 +51,17 @@ describe('crawl topology', () => {
     }
     for (const [store, procs] of owners) assert.equal(procs.length, 1, `store ${store} owned by ${procs.join(', ')}`);
     assert.deepEqual(owners.get('seen-set'), ['dedup']);
-    assert.deepEqual(owners.get('simhash-bands'), ['near-dup']);
+    assert.deepEqual(owners.get('bands'), ['near-dup']);
   });
 
   it('should describe every topic and processor from their declarations', () => {
     const text = describeTopology(topology);
     for (const t of topology.topics.values()) assert.ok(text.includes(`  ${t.name}`) && text.includes(t.description), t.name);
     for (const p of topology.processors) {
-      assert.ok(text.includes(`  ${p.name}: ${p.inputs.join(', ')} → ${p.outputs.join(', ')}`), p.name);
+      const pinned = (d: { storedAs?: string }) => (d.storedAs ? ` (stored as ${d.storedAs})` : '');
+      assert.ok(text.includes(`  ${p.name}${pinned(p.definition)}: ${p.inputs.join(', ')} → ${p.outputs.join(', ')}`), p.name);
       assert.ok(text.includes(`delivery: ${p.definition.delivery}`), `${p.name} delivery`);
-      for (const s of p.definition.stores) assert.ok(text.includes(`store ${s.name}: ${s.description}`), s.name);
+      for (const s of p.definition.stores) assert.ok(text.includes(`store ${s.name}${pinned(s)}: ${s.description}`), s.name);
     }
   });
 

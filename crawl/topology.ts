@@ -7,8 +7,8 @@
 //        └──────────── links, redirects ── parse ←───────────┴──── (fetch completions) ──────────┤
 //                                            │                                                   │
 //                        parsed ← ───────────┘                                                   │
-//                          ├→ simhash-bands → simhash-bands (by band) → near-dup → duplicates    │
-//                          └────────────────────────────→ sink ← duplicates, fetched ←───────────┘
+//                          ├→ near-dup-bands → simhash-bands (by band) → near-dup → duplicates   │
+//                          └──────────────────────→ clickhouse-sink ← duplicates, fetched ←──────┘
 //
 // Each processor declares its own inputs, outputs and stores next to its code (stages/<stage>/);
 // `crawlstream describe` prints the whole graph from those declarations.
@@ -19,9 +19,9 @@ import { scheduleProcessor } from '../stages/schedule/schedule.js';
 import { resolveProcessor } from '../stages/resolve/resolve.js';
 import { fetchProcessor } from '../stages/fetch/fetch.js';
 import { parseProcessor } from '../stages/parse/parse.js';
-import { simhashBandsProcessor } from '../stages/near-dup/simhash-bands.js';
+import { nearDupBandsProcessor } from '../stages/near-dup/near-dup-bands.js';
 import { nearDupProcessor } from '../stages/near-dup/near-dup.js';
-import { clickhouseSink } from '../stages/sink/sink.js';
+import { clickhouseSink } from '../stages/clickhouse-sink/clickhouse-sink.js';
 import { warcProcessor } from '../stages/warc/warc-stage.js';
 import type { WarcOutput } from '../warc/warc-output.js';
 import type { CrawlServices } from '../contract/services.js';
@@ -48,7 +48,7 @@ export function crawlTopologyBuilder(extra: readonly AnyProcessorDefinition<Craw
     .processor(resolveProcessor)
     .processor(fetchProcessor)
     .processor(parseProcessor)
-    .processor(simhashBandsProcessor)
+    .processor(nearDupBandsProcessor)
     .processor(nearDupProcessor)
     .processor(clickhouseSink);
   // Users' processors (--processor-module) read the crawl's topics like any other.

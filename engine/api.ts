@@ -11,7 +11,7 @@ import type avro from 'avsc';
 import type { KeyValueStore, StoreSpec } from './stores/key-value-store.js';
 
 export type { KeyValueStore, StoreSpec, KeyCodec, ValueCodec } from './stores/key-value-store.js';
-export { defineStore } from './stores/key-value-store.js';
+export { defineStore, storedName } from './stores/key-value-store.js';
 export { stringKey, avroValues, jsonValues, emptyValue } from './stores/codecs.js';
 export { TopologyBuilder, describeTopology, isSink, type Topology, type ProcessorNode } from './topology.js';
 export {
@@ -52,7 +52,14 @@ export interface Logger {
 }
 
 export interface ProcessorContext<Out> {
+  /** The processor's name, for logs and messages. */
   readonly processorName: string;
+  /**
+   * The name the processor is persisted under (its pinned `storedAs`, else its name): key anything
+   * kept outside the engine (a sink's positions in a database) by it and `logId`, so that renaming
+   * the processor in code does not orphan what it wrote.
+   */
+  readonly storedName: string;
   /** Partition of the task this processor instance belongs to. */
   readonly partition: number;
   /**
@@ -108,7 +115,16 @@ export interface Processor<In, Out> {
 }
 
 export interface ProcessorDefinition<Ins extends readonly AnyTopic[], Outs extends readonly AnyTopic[], S> {
+  /** What the code, the docs, `describe` and `--processors` call it. */
   readonly name: string;
+  /**
+   * The name its identity is persisted under, when it differs from `name`: consumer groups, changelog
+   * topics, task ids (status and owners topics), input positions and counters in a data directory,
+   * metrics labels, dead letters. A processor renamed after crawls began keeps its old name here, so
+   * existing data directories and clusters go on as before with no migration. Change it only together
+   * with a migration. `--processors` accepts either name.
+   */
+  readonly storedAs?: string;
   readonly description: string;
   /**
    * 'sink': the processor ends the dataflow (writes to a database or files, forwards nothing) and

@@ -4,6 +4,7 @@
 import type { ProcessorKind } from './api.js';
 import type { AnyTopic } from './topic.js';
 import type { Topology } from './topology.js';
+import { storedName } from './stores/key-value-store.js';
 
 export interface TopicDescription {
   readonly name: string;
@@ -20,11 +21,15 @@ export interface TopicDescription {
 
 export interface StoreDescription {
   readonly name: string;
+  /** The name its state is kept under, when pinned to another than `name`. */
+  readonly storedAs?: string;
   readonly description: string;
 }
 
 export interface ProcessorDescription {
   readonly name: string;
+  /** The name its identity is persisted under, when pinned to another than `name`. */
+  readonly storedAs?: string;
   readonly kind: ProcessorKind;
   readonly description: string;
   /** Physical topics read and written (dead letters included in the outputs). */
@@ -44,6 +49,7 @@ export interface TopologyDescription {
   readonly processors: readonly ProcessorDescription[];
 }
 
+const pinned = (name: string, stored: string) => (stored === name ? {} : { storedAs: stored });
 const retention = (t: AnyTopic) => (t.retention === 'until-consumed' ? 'until consumed' : `kept ${Math.round(t.retention.ms / 3_600_000)} h`);
 const schemaName = (t: AnyTopic) => (typeof t.schema === 'object' && t.schema && 'name' in t.schema ? String(t.schema.name) : 'schema');
 
@@ -57,8 +63,8 @@ export function topologyDescription(topology: Topology<any, any>): TopologyDescr
     processors: topology.processors.map((p) => {
       const d = p.definition;
       return {
-        name: p.name, kind: d.kind ?? 'transform', description: d.description, inputs: [...p.inputs], outputs: [...p.outputs],
-        stores: d.stores.map((s) => ({ name: s.name, description: s.description })),
+        name: p.name, ...pinned(p.name, p.storedName), kind: d.kind ?? 'transform', description: d.description, inputs: [...p.inputs], outputs: [...p.outputs],
+        stores: d.stores.map((s) => ({ name: s.name, ...pinned(s.name, storedName(s)), description: s.description })),
         concurrency: d.concurrency, punctuateEveryMs: d.punctuateEveryMs, discarded: [...p.discarded], delivery: d.delivery,
       };
     }),
@@ -68,6 +74,7 @@ export function topologyDescription(topology: Topology<any, any>): TopologyDescr
 const modeOf = (p: ProcessorDescription) => (p.concurrency
   ? `concurrent (${p.concurrency.maxInFlight} in flight${p.concurrency.perKeyOrder ? ', in order per key' : ''})`
   : 'sequential');
+const storedAs = (d: { storedAs?: string }) => (d.storedAs ? ` (stored as ${d.storedAs})` : '');
 const kindOf = (p: ProcessorDescription) => (p.kind === 'sink' ? 'a sink, ' : '');
 
 /** The description in words (`crawlstream describe`). */
@@ -80,10 +87,10 @@ export function renderDescription(d: TopologyDescription): string {
   }
   lines.push('', 'Processors:');
   for (const p of d.processors) {
-    lines.push(`  ${p.name}: ${p.inputs.join(', ')} → ${p.outputs.join(', ')}`);
+    lines.push(`  ${p.name}${storedAs(p)}: ${p.inputs.join(', ')} → ${p.outputs.join(', ')}`);
     lines.push(`    ${p.description}`);
     lines.push(`    ${kindOf(p)}${modeOf(p)}${p.punctuateEveryMs ? `, timers every ${p.punctuateEveryMs} ms` : ''}`);
-    for (const s of p.stores) lines.push(`    store ${s.name}: ${s.description}`);
+    for (const s of p.stores) lines.push(`    store ${s.name}${storedAs(s)}: ${s.description}`);
     if (p.discarded.length) lines.push(`    discards ${p.discarded.join(', ')}`);
     lines.push(`    delivery: ${p.delivery}`);
   }
@@ -97,9 +104,9 @@ export function renderProcessorTable(d: TopologyDescription, deadLetters: string
   const rows = ['| processor | kind | reads | writes | stores | runs |', '|---|---|---|---|---|---|'];
   for (const p of d.processors) {
     const writes = p.outputs.filter((o) => o !== deadLetters);
-    const stores = p.stores.length ? p.stores.map((s) => `\`${s.name}\``).join(', ') : 'none';
+    const stores = p.stores.length ? p.stores.map((s) => `\`${s.name}\`${storedAs(s)}`).join(', ') : 'none';
     const runs = `${modeOf(p)}${p.punctuateEveryMs ? `, timers every ${p.punctuateEveryMs} ms` : ''}`;
-    rows.push(`| ${p.name} | ${p.kind} | ${p.inputs.join(', ')} | ${writes.length ? writes.join(', ') : '—'} | ${stores} | ${cell(runs)} |`);
+    rows.push(`| ${p.name}${storedAs(p)} | ${p.kind} | ${p.inputs.join(', ')} | ${writes.length ? writes.join(', ') : '—'} | ${stores} | ${cell(runs)} |`);
   }
   return rows.join('\n');
 }

@@ -4,10 +4,14 @@ import type { AnyProcessorDefinition } from './api.js';
 import type { AnyTopic, TopicSpec } from './topic.js';
 import { DEAD_LETTERS, deadLettersTopic } from './dead-letters.js';
 import { renderDescription, topologyDescription } from './topology-description.js';
+import { storedName } from './stores/key-value-store.js';
 
 /** A processor as placed in a topology: its definition and the physical topics it reads and writes. */
 export interface ProcessorNode<S = any> {
+  /** The processor's name in code, docs and messages. */
   readonly name: string;
+  /** The name its identity is persisted under (`storedAs`, else `name`): see ProcessorDefinition.storedAs. */
+  readonly storedName: string;
   readonly definition: AnyProcessorDefinition<S>;
   /** Physical topics read, written (dead letters included). */
   readonly inputs: readonly string[];
@@ -46,6 +50,10 @@ export class TopologyBuilder<S = object, Topics = { [DEAD_LETTERS]: typeof deadL
 
   processor(def: AnyProcessorDefinition<S>, placement: Placement = {}): this {
     if (this.nodes.some((p) => p.name === def.name)) throw new Error(`processor ${def.name} declared twice`);
+    // Either name selects a processor (`--processors`), and the stored one is its persisted identity:
+    // neither may be taken by another processor.
+    const clash = this.nodes.find((p) => [p.name, p.storedName].some((n) => n === def.name || n === storedName(def)));
+    if (clash) throw new Error(`processor ${def.name}${def.storedAs ? ` (stored as ${def.storedAs})` : ''} shares a name with processor ${clash.name} (stored as ${clash.storedName})`);
     if (def.inputs.length === 0) throw new Error(`processor ${def.name} reads no topic`);
     if (def.kind !== undefined && def.kind !== 'sink' && def.kind !== 'transform') throw new Error(`processor ${def.name}: kind ${JSON.stringify(def.kind)} is neither 'transform' nor 'sink'`);
     if (def.kind === 'sink' && def.outputs.length) {
@@ -81,17 +89,20 @@ export class TopologyBuilder<S = object, Topics = { [DEAD_LETTERS]: typeof deadL
       for (const f of fields) if (!names.has(f)) throw new Error(`processor ${def.name} skips field ${f}, which ${topic} does not have`);
     }
     const outputs = [...def.outputs.filter((o) => !discarded.has(o.name)), deadLettersTopic].map((t) => physical.get(t.name)!);
-    this.nodes.push({ name: def.name, definition: def, inputs: def.inputs.map((t) => physical.get(t.name)!), outputs, physical, discarded });
+    this.nodes.push({ name: def.name, storedName: storedName(def), definition: def, inputs: def.inputs.map((t) => physical.get(t.name)!), outputs, physical, discarded });
     return this;
   }
 
   build(): Topology<S, Topics> {
     const owners = new Map<string, string>();
+    // Stores share one key space in a data directory, under their stored names.
     for (const p of this.nodes) {
       for (const s of p.definition.stores) {
-        const owner = owners.get(s.name);
-        if (owner) throw new Error(`store ${s.name} is attached to both ${owner} and ${p.name}`);
-        owners.set(s.name, p.name);
+        for (const n of new Set([s.name, storedName(s)])) {
+          const owner = owners.get(n);
+          if (owner) throw new Error(`store ${s.name}${s.storedAs ? ` (stored as ${s.storedAs})` : ''} is attached to both ${owner} and ${p.name}`);
+          owners.set(n, p.name);
+        }
       }
     }
     return { topics: new Map(this.topics), processors: [...this.nodes] };
@@ -103,13 +114,16 @@ export function isSink(node: ProcessorNode): boolean {
   return node.definition.kind === 'sink';
 }
 
-/** The processors a worker runs: all, or a chosen subset (`--processors a,b`), in topology order. */
+/**
+ * The processors a worker runs: all, or a chosen subset (`--processors a,b`), in topology order. A
+ * processor is chosen by its name or its stored name, so commands written before a rename still work.
+ */
 export function selectProcessors<S>(topology: Topology<S, any>, names?: readonly string[]): ProcessorNode<S>[] {
   if (!names || names.length === 0) return [...topology.processors];
-  const known = new Set(topology.processors.map((p) => p.name));
+  const known = new Set(topology.processors.flatMap((p) => [p.name, p.storedName]));
   const unknown = names.filter((n) => !known.has(n));
-  if (unknown.length) throw new Error(`unknown processor(s) ${unknown.join(', ')}; known: ${[...known].join(', ')}`);
-  return topology.processors.filter((p) => names.includes(p.name));
+  if (unknown.length) throw new Error(`unknown processor(s) ${unknown.join(', ')}; known: ${topology.processors.map((p) => p.name).join(', ')}`);
+  return topology.processors.filter((p) => names.includes(p.name) || names.includes(p.storedName));
 }
 
 /** The topology in words, from its declarations, as Kafka Streams' Topology.describe(). */

@@ -58,7 +58,7 @@ describe('crawl results in a ClickHouse server', () => {
   });
 
   it('should still hold one row per fetch after the same records are sunk again', async () => {
-    const replay = await runCli(['replay', '--from', 'fetched', '--processors', 'sink', '--data-dir', dataDir, '--clickhouse-url', chUrl]);
+    const replay = await runCli(['replay', '--from', 'fetched', '--processors', 'clickhouse-sink', '--data-dir', dataDir, '--clickhouse-url', chUrl]);
     assert.equal(replay.code, 0, replay.stderr);
     const counts = fetchCounts((await query('', FETCH_COUNTS_SQL, ['--clickhouse-url', chUrl]))[0]);
     assert.deepEqual(counts, expected(), 'a replay replaces rows, it does not add any');

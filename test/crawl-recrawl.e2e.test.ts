@@ -6,19 +6,13 @@
 // The three crawls are independent (a web each) and run side by side: the file costs the longest.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startSyntheticWeb, type SyntheticWeb, type WebRequest } from '../test-web/synthetic-web.js';
-import { FRESH_PAGES, HUBS } from '../test-web/scenario-fresh.js';
+import type { SyntheticWeb, WebRequest } from '../test-web/synthetic-web.js';
+import { HUBS } from '../test-web/scenario-fresh.js';
 import { query, runCli, signalWhen, type CliRun } from './support/cli.js';
 import { assertPolite, assertRobotsFirst } from './support/crawl-checks.js';
+import { crawlArgs, fewestNeverChangingFetches, neverChangingPages, testWeb } from './support/test-crawl.js';
 
 const DELAY_MS = 100;
-const flags = (web: SyntheticWeb, dataDir: string, extra: string[]) => [
-  'crawl', ...web.seeds, '--data-dir', dataDir, '--allow-network', '127.0.0.0/8', '--default-delay-ms', String(DELAY_MS),
-  '--partitions', '2', '--quiet', ...extra,
-];
 const RECRAWL = ['--recrawl', '--recrawl-min-interval', '2s', '--recrawl-max-interval', '60s'];
 // The long run's time scale: 60 minimum intervals, of which a loaded machine may spend 15 starting
 // (the ratio asserted needs about 40 of crawling: over n intervals a page that never changes is
@@ -36,21 +30,14 @@ const count = (requests: WebRequest[], path: RegExp) => requests.filter((r) => p
 // Side by side; the tests within each (sharing its crawl) in order, as written.
 describe('recrawl', { concurrency: true }, () => {
   describe('recrawl: 60 intervals over pages that change, do not change, and appear', { concurrency: 1 }, () => {
-    let web: SyntheticWeb;
-    let dataDir: string;
+    const t = testWeb({ scenario: 'fresh', fresh: { storyEveryMs: STORY_EVERY_MS, pages: 1 } }, 'recrawl-');
     let run: CliRun;
     let started: number;
 
     before(async () => {
-      web = await startSyntheticWeb({ scenario: 'fresh', fresh: { storyEveryMs: STORY_EVERY_MS, pages: 1 } });
-      dataDir = mkdtempSync(join(tmpdir(), 'recrawl-'));
       started = Date.now();
-      run = await runCli(flags(web, dataDir, ['--recrawl', '--recrawl-min-interval', `${MIN_INTERVAL_MS}ms`,
+      run = await runCli(crawlArgs(t.web, t.dataDir, { delayMs: DELAY_MS }, ['--recrawl', '--recrawl-min-interval', `${MIN_INTERVAL_MS}ms`,
         '--recrawl-max-interval', `${30 * MIN_INTERVAL_MS}ms`, '--run-for', `${RUN_FOR_MS}ms`]));
-    });
-
-    after(async () => {
-      await web?.close();
     });
 
     it('should run for the time asked, then stop with everything committed and exit 0', () => {
@@ -59,13 +46,13 @@ describe('recrawl', { concurrency: true }, () => {
     });
 
     it('should stay polite and read robots.txt first on every host', () => {
-      assertPolite(web, DELAY_MS);
-      assertRobotsFirst(web.requests);
+      assertPolite(t.web, DELAY_MS);
+      assertRobotsFirst(t.web.requests);
     });
 
     it('should fetch pages that change at every visit at least 3 times as often as pages that never change', () => {
-      const pages = web.requests.filter(on(web, 'fresh-pages'));
-      const n = web.fresh!.pages;
+      const pages = t.web.requests.filter(on(t.web, 'fresh-pages'));
+      const n = t.web.fresh!.pages;
       const always = count(pages, /^\/always\//) / n;
       const never = count(pages, /^\/never\//) / n;
       assert.ok(never >= 2, `never-changing pages were recrawled too (${never} fetches each)`);
@@ -75,21 +62,20 @@ describe('recrawl', { concurrency: true }, () => {
     });
 
     it('should refetch every page that gave validators conditionally, and record the 304s', async () => {
-      const never = web.requests.filter(on(web, 'fresh-pages')).filter((r) => r.path.startsWith('/never/'));
-      for (let i = 1; i <= web.fresh!.pages; i++) {
-        const page = never.filter((r) => r.path === `/never/${i}`).sort((a, b) => a.startedAt - b.startedAt);
+      const never = neverChangingPages(t.web);
+      for (const page of never.values()) {
         assert.equal(page[0].conditional, false, 'the first fetch has nothing to be conditional on');
         assert.deepEqual(page.slice(1).filter((r) => !r.conditional).map((r) => r.path), [], 'every refetch is conditional');
         assert.ok(page.slice(1).every((r) => r.status === 304));
       }
-      const [row] = await query<{ n: string }>(dataDir, "SELECT count() AS n FROM fetches FINAL WHERE status = 304 AND url LIKE '%/never/%'");
-      const served304 = never.filter((r) => r.status === 304).length;
+      const [row] = await query<{ n: string }>(t.dataDir, "SELECT count() AS n FROM fetches FINAL WHERE status = 304 AND url LIKE '%/never/%'");
+      const served304 = [...never.values()].flat().filter((r) => r.status === 304).length;
       assert.equal(Number(row.n), served304, 'one fetches row per 304 the server sent');
     });
 
     it('should fetch a new front-page story within a few intervals of its appearing', () => {
-      const news = web.requests.filter(on(web, 'fresh-news'));
-      const fresh = web.fresh!;
+      const news = t.web.requests.filter(on(t.web, 'fresh-news'));
+      const fresh = t.web.fresh!;
       const end = started + RUN_FOR_MS;
       // A story listed before the crawl first read the front page (it starts slowly on a loaded
       // machine) is due from that read, not from its listing.
@@ -104,22 +90,18 @@ describe('recrawl', { concurrency: true }, () => {
     });
 
     it('should crawl a host through its sitemaps (index, gzip, plain text) and never the URL of another host they list', () => {
-      const requested = new Set(web.requests.map((r) => `http://${r.host}${r.path}`));
-      const fresh = web.fresh!;
+      const requested = new Set(t.web.requests.map((r) => `http://${r.host}${r.path}`));
+      const fresh = t.web.fresh!;
       assert.deepEqual(fresh.sitemapListed.filter((u) => !requested.has(u)), [], 'every page only a sitemap lists');
       assert.equal(requested.has(fresh.sitemapForeign), false, 'a sitemap may not list another host\'s URLs');
     });
   });
 
   describe('priority: a page budget spent on what matters', { concurrency: 1 }, () => {
-    let web: SyntheticWeb;
-    after(async () => {
-      await web?.close();
-    });
+    const t = testWeb({ scenario: 'fresh' }, 'hubs-');
 
     it('should fetch all 5 hubs of a host of 60 leaves with --max-pages-per-host 40', async () => {
-      web = await startSyntheticWeb({ scenario: 'fresh' });
-      const dataDir = mkdtempSync(join(tmpdir(), 'hubs-'));
+      const { web, dataDir } = t;
       const hubsRoot = web.seeds.find((s) => s.startsWith(web.origin('fresh-hubs')))!;
       const run = await runCli(['crawl', hubsRoot, '--data-dir', dataDir, '--allow-network', '127.0.0.0/8', '--default-delay-ms', '0',
         '--max-pages-per-host', '40', '--quiet']);
@@ -132,35 +114,28 @@ describe('recrawl', { concurrency: true }, () => {
   });
 
   describe('recrawl across kill -9: due times survive, no burst at restart', { concurrency: 1 }, () => {
-    let web: SyntheticWeb;
-    after(async () => {
-      await web?.close();
-    });
+    const t = testWeb({ scenario: 'fresh' }, 'recrawl-kill-');
 
     it('should resume recrawling where it stood, each never-changing page no earlier than its interval', async () => {
-      web = await startSyntheticWeb({ scenario: 'fresh' });
-      const dataDir = mkdtempSync(join(tmpdir(), 'recrawl-kill-'));
-      const never = (rs: WebRequest[]) => rs.filter(on(web, 'fresh-pages')).filter((r) => r.path.startsWith('/never/'));
-      const fetchesEach = (rs: WebRequest[]) => Math.min(...[1, 2, 3].map((i) => never(rs).filter((r) => r.path === `/never/${i}`).length));
-      const first = runCli(flags(web, dataDir, [...RECRAWL, '--run-for', '300s']));
+      const { web, dataDir } = t;
+      const first = runCli(crawlArgs(web, dataDir, { delayMs: DELAY_MS }, [...RECRAWL, '--run-for', '300s']));
       // Killed once every never-changing page was fetched 4 times: its interval has grown to 6.75 s,
       // longer than a restart takes, so a resume that forgot its due times would come back early.
-      await signalWhen(first, () => fetchesEach(web.requests) >= 4, 'SIGKILL');
+      await signalWhen(first, () => fewestNeverChangingFetches(web) >= 4, 'SIGKILL');
       assert.equal((await first).signal, 'SIGKILL');
       const before = [...web.requests];
       // Stopped (as Ctrl-C does) once every never-changing page came back; --run-for only bounds a failure.
-      const again = runCli(flags(web, dataDir, [...RECRAWL, '--run-for', '60s']));
-      await signalWhen(again, () => fetchesEach(web.requests.slice(before.length)) >= 1, 'SIGINT');
+      const again = runCli(crawlArgs(web, dataDir, { delayMs: DELAY_MS }, [...RECRAWL, '--run-for', '60s']));
+      await signalWhen(again, () => fewestNeverChangingFetches(web, web.requests.slice(before.length)) >= 1, 'SIGINT');
       const resumed = await again;
       assert.equal(resumed.code, 0, resumed.stderr);
       assertPolite(web, DELAY_MS); // across the restart too
       const after = web.requests.slice(before.length);
       const interval = (fetches: number) => Math.min(60_000, 2_000 * 1.5 ** (fetches - 1));
       const early: string[] = [];
-      for (let i = 1; i <= FRESH_PAGES; i++) {
-        const path = `/never/${i}`;
-        const pre = never(before).filter((r) => r.path === path).sort((a, b) => a.startedAt - b.startedAt);
-        const next = never(after).filter((r) => r.path === path).sort((a, b) => a.startedAt - b.startedAt)[0];
+      const resumedFetches = neverChangingPages(web, after);
+      for (const [path, pre] of neverChangingPages(web, before)) {
+        const next = resumedFetches.get(path)![0];
         assert.ok(next, `${path} was recrawled after the restart`);
         const gap = next.startedAt - pre[pre.length - 1].startedAt;
         if (gap >= 0.9 * interval(pre.length)) continue;

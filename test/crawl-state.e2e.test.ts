@@ -6,14 +6,14 @@
 // a processor had not handled yet.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { Level } from 'level';
-import { startSyntheticWeb, type SyntheticWeb, type WebRequest } from '../test-web/synthetic-web.js';
+import type { SyntheticWeb, WebRequest } from '../test-web/synthetic-web.js';
 import { query, runCli } from './support/cli.js';
 import { assertPolite, canonicalOf } from './support/crawl-checks.js';
 import { embeddedCrawlArgs, TEST_DELAY_MS } from './support/crawl-outcome-tests.js';
+import { testWeb } from './support/test-crawl.js';
 
 /** Every file under `dir` with its size. */
 function files(dir: string): string[] {
@@ -28,20 +28,19 @@ interface Rows { rows: string; sinks: string }
 const FETCH_ROWS = 'SELECT count() AS rows, uniqExact(sink_id) AS sinks FROM fetches FINAL';
 
 describe('a crawl whose state is lost', () => {
+  const t = testWeb({ scenario: 'test' }, 'crawl-state-');
   let web: SyntheticWeb;
   let dataDir: string;
   let firstLog: string;
   let firstRows: number;
   before(async () => {
-    web = await startSyntheticWeb({ scenario: 'test' });
-    dataDir = mkdtempSync(join(tmpdir(), 'crawl-state-'));
+    ({ web, dataDir } = t);
     const first = await runCli(embeddedCrawlArgs(web, dataDir));
     assert.equal(first.code, 0, first.stderr);
     firstLog = logIdOf(join(dataDir, 'log'));
     firstRows = Number((await query<Rows>(dataDir, FETCH_ROWS))[0].rows);
     assert.equal(firstRows, web.requests.length, 'one row per request the server saw');
   });
-  after(() => web?.close());
 
   it('should refuse to run when its state was deleted: a message, a non-zero exit, nothing fetched or written', async () => {
     const [rows] = await query<Rows>(dataDir, FETCH_ROWS);

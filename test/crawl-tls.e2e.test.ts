@@ -5,10 +5,8 @@
 // with --tls-verify record; and a crawl of a host that does not resolve, which must say so and exit 4.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSyntheticWeb, type SyntheticWeb, type WebRequest } from '../test-web/synthetic-web.js';
+import type { SyntheticWeb, WebRequest } from '../test-web/synthetic-web.js';
 import { startTestProxy, type TestProxy } from '../test-web/test-proxy.js';
 import { BACKLOG } from '../test-web/scenario-tls.js';
 import { toolsOrSkip } from '../warc/warc-reader.js';
@@ -16,31 +14,30 @@ import type { PythonTools } from '../warc/python-tools.js';
 import { query, runCli, type CliRun } from './support/cli.js';
 import { assertPolite, assertRobotsFirst } from './support/crawl-checks.js';
 import { readCaptures } from './support/warc-captures.js';
+import { crawlArgs, scratchDir, testWeb } from './support/test-crawl.js';
 
 const DELAY_MS = 50;
 const tools = toolsOrSkip();
 const urlOf = (r: WebRequest) => `${r.hostHeader?.startsWith('plain.') ? 'http' : 'https'}://${r.hostHeader}${r.path}`;
 const BAD = ['expired.tls.test', 'self.tls.test', 'wrong.tls.test'];
 
-function crawl(web: SyntheticWeb, dataDir: string, extra: string[]): Promise<CliRun> {
-  return runCli(['crawl', ...web.seeds, '--data-dir', dataDir, '--default-delay-ms', String(DELAY_MS), '--partitions', '2', '--quiet', ...extra]);
-}
+// Not --allow-network: the first crawl allows loopback itself, the proxied one reaches the web only through the proxy.
+const crawl = (web: SyntheticWeb, dataDir: string, extra: string[]): Promise<CliRun> => runCli(crawlArgs(web, dataDir, { delayMs: DELAY_MS, loopback: false }, extra));
 
 // Three crawls of webs of their own (the proxy's on other addresses), side by side; the tests within
 // each (sharing its crawl) in order, as written.
 describe('crawling the real web on loopback', { concurrency: true }, () => {
   describe('TLS, feeds and the summary, verifying certificates (the default)', { concurrency: 1 }, () => {
+    const t = testWeb({ scenario: 'tls' }, 'crawl-tls-');
     let web: SyntheticWeb;
     let dataDir: string;
     let run: CliRun;
 
     before(async () => {
-      web = await startSyntheticWeb({ scenario: 'tls' });
-      dataDir = mkdtempSync(join(tmpdir(), 'crawl-tls-'));
+      ({ web, dataDir } = t);
       const warc = 'skip' in tools ? [] : ['--warc-dir', join(dataDir, 'warc')];
       run = await crawl(web, dataDir, ['--allow-network', '127.0.0.0/8', ...web.tls!.crawlFlags, '--exclude', '*/b', ...warc]);
     });
-    after(() => web?.close());
 
     it('should crawl the HTTPS hosts it trusts through --ca-file, politely and robots.txt first, and exit 0', () => {
       assert.equal(run.code, 0, run.stderr);
@@ -92,22 +89,19 @@ describe('crawling the real web on loopback', { concurrency: true }, () => {
   });
 
   describe('through a proxy, recording certificate problems (--tls-verify record)', { concurrency: 1 }, () => {
+    const t = testWeb({ scenario: 'tls', firstAddress: '127.61.0.1' }, 'crawl-proxy-');
     let web: SyntheticWeb;
     let proxy: TestProxy;
     let dataDir: string;
     let run: CliRun;
 
     before(async () => {
-      web = await startSyntheticWeb({ scenario: 'tls', firstAddress: '127.61.0.1' });
+      ({ web, dataDir } = t);
       // Only the proxy knows the names; it refuses shop.tls.test.
       proxy = await startTestProxy({ names: Object.fromEntries(web.hosts.map((h) => [h.name, h.address])), refuse: ['shop.tls.test'] });
-      dataDir = mkdtempSync(join(tmpdir(), 'crawl-proxy-'));
       run = await crawl(web, dataDir, ['--proxy', proxy.url, '--ca-file', web.tls!.caFile, '--tls-verify', 'record', '--no-sitemaps']);
     });
-    after(async () => {
-      await web?.close();
-      await proxy?.close();
-    });
+    after(() => proxy?.close());
 
     it('should tunnel https and forward http through the proxy, politely, robots.txt first', () => {
       assert.equal(run.code, 0, run.stderr);
@@ -139,7 +133,7 @@ describe('crawling the real web on loopback', { concurrency: true }, () => {
 
   describe('a crawl that reaches nothing', { concurrency: 1 }, () => {
     it('should say why in its last line and exit 4', async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'crawl-nothing-'));
+      const dataDir = scratchDir('crawl-nothing-');
       const run = await runCli(['crawl', 'https://nothing.invalid/', '--data-dir', dataDir, '--default-delay-ms', '0', '--quiet']);
       assert.equal(run.code, 4, run.stderr);
       assert.match(run.stdout.trim().split('\n').pop()!,

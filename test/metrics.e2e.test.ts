@@ -64,6 +64,7 @@ describe('metrics of a crawl (--metrics-port)', { skip }, () => {
       assert.ok(has(during, g), `${g} is served`);
     }
     const lag = during.filter((s) => s.name === 'crawlstream_task_lag_records');
+    // Labelled by stored names: near-dup-bands and clickhouse-sink keep simhash-bands and sink (README: stored names).
     assert.deepEqual(new Set(lag.map((s) => s.labels.processor)), new Set(['normalize', 'dedup', 'schedule', 'resolve', 'fetch', 'parse', 'simhash-bands', 'near-dup', 'sink']));
     assert.equal(new Set(lag.map((s) => s.labels.partition)).size, 4, 'one series per partition');
     assert.ok(has(during, 'crawlstream_process_resident_memory_bytes'), 'process metrics');

@@ -6,14 +6,13 @@
 // crawls are independent (a web each) and run side by side: the file costs the longest.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSyntheticWeb, type SyntheticWeb } from '../test-web/synthetic-web.js';
+import type { SyntheticWeb } from '../test-web/synthetic-web.js';
 import { toolsOrSkip } from '../warc/warc-reader.js';
 import type { PythonTools } from '../warc/python-tools.js';
 import { query, runCli, signalWhen, type CliRun } from './support/cli.js';
 import { embeddedCrawlArgs } from './support/crawl-outcome-tests.js';
+import { crawlArgs, fewestNeverChangingFetches, scratchDir, testWeb } from './support/test-crawl.js';
 import {
   archived, differences, identities, readCaptures, serverResponses, sourcesTwice, tally, uriOf, type Capture,
 } from './support/warc-captures.js';
@@ -23,7 +22,7 @@ const skip = 'skip' in tools ? tools.skip : false;
 const py = () => tools as PythonTools;
 
 async function exportCaptures(dataDir: string, web: SyntheticWeb): Promise<Capture[]> {
-  const out = mkdtempSync(join(tmpdir(), 'warc-export-'));
+  const out = scratchDir('warc-export-');
   const requests = web.requests.length;
   const r = await runCli(['warc', 'export', '--out', out, '--data-dir', dataDir]);
   assert.equal(r.code, 0, r.stderr);
@@ -35,6 +34,7 @@ async function exportCaptures(dataDir: string, web: SyntheticWeb): Promise<Captu
 // Side by side; the tests within each (sharing its crawl) in order, as written.
 describe('WARC', { concurrency: true }, () => {
   describe('WARC files of a crawl (--warc-dir)', { skip, concurrency: 1 }, () => {
+    const t = testWeb({ scenario: 'test' }, 'warc-crawl-');
     let web: SyntheticWeb;
     let dataDir: string;
     let warcDir: string;
@@ -42,8 +42,7 @@ describe('WARC', { concurrency: true }, () => {
     let captures: Capture[];
 
     before(async () => {
-      web = await startSyntheticWeb({ scenario: 'test' });
-      dataDir = mkdtempSync(join(tmpdir(), 'warc-crawl-'));
+      ({ web, dataDir } = t);
       warcDir = join(dataDir, 'warc');
       // The 20 MB body must reach the 10 MB cap (read, hashed, compressed and archived as it comes)
       // before the fetch timeout for its capture to say 'length': 3 s (the test crawls' default) and
@@ -54,7 +53,6 @@ describe('WARC', { concurrency: true }, () => {
       assert.equal(crawl.code, 0, crawl.stderr);
       captures = await readCaptures(py(), warcDir);
     });
-    after(() => web?.close());
 
     it('should archive every response the server sent exactly once, with its URI and status', () => {
       assert.ok(captures.length > 100, `${captures.length} captures`);
@@ -88,10 +86,10 @@ describe('WARC', { concurrency: true }, () => {
     });
 
     it('should export from a time: all of a crawl of the last hour, nothing from a time to come', async () => {
-      const hour = await runCli(['warc', 'export', '--out', mkdtempSync(join(tmpdir(), 'warc-since-')), '--since', '1h', '--data-dir', dataDir]);
+      const hour = await runCli(['warc', 'export', '--out', scratchDir('warc-since-'), '--since', '1h', '--data-dir', dataDir]);
       assert.equal(hour.code, 0, hour.stderr);
       assert.match(hour.stdout, new RegExp(`: ${captures.filter((c) => c.type === 'response').length} responses,`));
-      const later = await runCli(['warc', 'export', '--out', mkdtempSync(join(tmpdir(), 'warc-since-')), '--since', '2099-01-01', '--data-dir', dataDir]);
+      const later = await runCli(['warc', 'export', '--out', scratchDir('warc-since-'), '--since', '2099-01-01', '--data-dir', dataDir]);
       assert.equal(later.code, 0, later.stderr);
       assert.match(later.stdout, /^exported 0 records of fetched/m);
       const bad = await runCli(['warc', 'export', '--out', dataDir, '--since', '90', '--data-dir', dataDir]);
@@ -101,12 +99,10 @@ describe('WARC', { concurrency: true }, () => {
   });
 
   describe('WARC files across kill -9 and restart', { skip, concurrency: 1 }, () => {
-    let web: SyntheticWeb;
-    after(() => web?.close());
+    const t = testWeb({ scenario: 'test' }, 'warc-kill-');
 
     it('should neither lose nor double a capture, and export the same ones afterwards', async () => {
-      web = await startSyntheticWeb({ scenario: 'test' });
-      const dataDir = mkdtempSync(join(tmpdir(), 'warc-kill-'));
+      const { web, dataDir } = t;
       const warcDir = join(dataDir, 'warc');
       const args = embeddedCrawlArgs(web, dataDir, ['--warc-dir', warcDir]);
       const first = runCli(args);
@@ -134,21 +130,16 @@ describe('WARC', { concurrency: true }, () => {
   });
 
   describe('WARC revisits of a recrawl (--recrawl, 304 Not Modified)', { skip, concurrency: 1 }, () => {
-    let web: SyntheticWeb;
-    after(() => web?.close());
+    const t = testWeb({ scenario: 'fresh' }, 'warc-recrawl-');
 
     it('should write every 304 as a revisit of the capture it confirms', async () => {
-      web = await startSyntheticWeb({ scenario: 'fresh' });
-      const dataDir = mkdtempSync(join(tmpdir(), 'warc-recrawl-'));
+      const { web, dataDir } = t;
       const warcDir = join(dataDir, 'warc');
-      const crawl = runCli([
-        'crawl', ...web.seeds, '--data-dir', dataDir, '--allow-network', '127.0.0.0/8', '--default-delay-ms', '100', '--partitions', '2', '--quiet',
-        '--recrawl', '--recrawl-min-interval', '2s', '--recrawl-max-interval', '4s', '--run-for', '60s', '--warc-dir', warcDir,
-      ]);
+      const crawl = runCli(crawlArgs(web, dataDir, { delayMs: 100 },
+        ['--recrawl', '--recrawl-min-interval', '2s', '--recrawl-max-interval', '4s', '--run-for', '60s', '--warc-dir', warcDir]));
       // Stopped (as Ctrl-C does) once each never-changing page was answered 304 twice: the second revisit
       // follows a revisit, and must still refer to the response. --run-for only bounds a failure.
-      const twice = () => [1, 2, 3].every((i) => web.requests.filter((r) => r.status === 304 && r.path === `/never/${i}`).length >= 2);
-      await signalWhen(crawl, twice, 'SIGINT');
+      await signalWhen(crawl, () => fewestNeverChangingFetches(web, web.requests, 304) >= 2, 'SIGINT');
       const run = await crawl;
       assert.equal(run.code, 0, run.stderr);
       const captures = await readCaptures(py(), warcDir);

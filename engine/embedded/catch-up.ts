@@ -12,7 +12,7 @@ export function taskLag<S>(tasks: readonly StreamTask<S>[], endOf: LogEnd): Task
   for (const t of tasks) {
     if (t.lifecycle.state !== 'running') continue;
     for (const topic of t.node.inputs) {
-      out.push({ processor: t.node.name, partition: t.partition, topic, records: Math.max(0, endOf(topic, t.partition) - t.nextOffset(topic)) });
+      out.push({ processor: t.node.storedName, partition: t.partition, topic, records: Math.max(0, endOf(topic, t.partition) - t.nextOffset(topic)) });
     }
   }
   return out;

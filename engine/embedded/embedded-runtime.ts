@@ -277,7 +277,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
     const ops: { type: 'del'; key: Buffer }[] = [];
     for (const topic of topics) {
       for (let p = 0; p < this.partitions; p++) ops.push({ type: 'del', key: logEndKey(topic, p) });
-      for (const t of this.consumers.get(topic) ?? []) ops.push({ type: 'del', key: positionKey(this.group(t.node.name), topic, t.partition) });
+      for (const t of this.consumers.get(topic) ?? []) ops.push({ type: 'del', key: positionKey(this.group(t.node.storedName), topic, t.partition) });
     }
     await this.db.batch(ops as never);
     for (const topic of topics) rmSync(join(this.options.dataDir, 'log', topic), { recursive: true, force: true });
@@ -287,7 +287,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
     const names = this.options.processors;
     const scaled = ((await readJson<unknown[]>(this.db, metaKey('scale-events'))) ?? []).length > 0;
     for (const node of this.options.topology.processors) {
-      if (names && !names.includes(node.name)) continue;
+      if (names && !names.includes(node.name) && !names.includes(node.storedName)) continue;
       for (let p = 0; p < this.partitions; p++) {
         const owned = bucketsOfPartition(p, this.partitions);
         const owns = this.options.owns;
@@ -318,7 +318,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   /** Reads a task's positions and counters (its stores are the shared database itself) and starts it. */
   private async restore(task: StreamTask<S>): Promise<void> {
     task.restoring();
-    const group = this.group(task.node.name);
+    const group = this.group(task.node.storedName);
     const positions = new Map();
     let lost = 0;
     for (const topic of task.node.inputs) {

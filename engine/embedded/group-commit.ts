@@ -141,7 +141,7 @@ export class GroupCommit<S> implements Committer {
     }
     for (const [task, c] of commits) {
       commitStoreOps(c, ops);
-      const group = this.host.group(task.node.name);
+      const group = this.host.group(task.node.storedName);
       for (const { topic, position } of c.positions) {
         ops.push({ type: 'put', key: positionKey(group, topic, task.partition), value: encodeJson(position) });
       }

@@ -218,11 +218,11 @@ export class KafkaRuntime<S> {
     const at = Date.now();
     const messages = this.progress().map(({ task: t, consumedUpTo, settled }) => {
       const status: TaskStatus = {
-        processor: t.node.name, partition: t.partition, worker: leaving ? '' : this.id, paused: this.o.control.paused,
+        processor: t.node.storedName, partition: t.partition, worker: leaving ? '' : this.id, paused: this.o.control.paused,
         generation: this.runningGeneration, quiescent: settled, pendingWork: t.hasPendingWork(), consumedUpTo,
         gauges: Object.fromEntries(t.metrics.gauges), counters: Object.fromEntries(t.metrics.totals), at,
       };
-      return { key: `${t.node.name}/${t.partition}`, value: JSON.stringify(status) };
+      return { key: `${t.node.storedName}/${t.partition}`, value: JSON.stringify(status) };
     });
     if (messages.length) await this.statusProducer!.send({ topic: this.o.cluster.names.taskStatus, messages });
   }

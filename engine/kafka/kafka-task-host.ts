@@ -9,6 +9,7 @@ import type { Admin, Kafka } from 'kafkajs';
 import { Level } from 'level';
 import type { Logger } from '../api.js';
 import { LevelStore, type BinaryDb } from '../stores/level-store.js';
+import { storedName } from '../stores/key-value-store.js';
 import type { TopicCodecs } from '../avro/topic-codecs.js';
 import { bucketsOfPartition, partitionFor } from '../partitioning.js';
 import type { ProcessorNode } from '../topology.js';
@@ -64,12 +65,12 @@ export class KafkaTaskHost<S = unknown> implements CommitParticipant {
 
   constructor(private readonly o: KafkaTaskOptions<S>) {
     const { node, partition, names } = o;
-    this.id = `${node.name}/${partition}`;
+    this.id = `${node.storedName}/${partition}`;
     this.node = node;
     this.partition = partition;
     this.partitions = o.partitions;
     // Created closed: the stores hold the database now and read it once open() has restored it.
-    this.db = new Level<Buffer, Buffer>(join(o.dataDir, names.group(node.name), String(partition)), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    this.db = new Level<Buffer, Buffer>(join(o.dataDir, names.group(node.storedName), String(partition)), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
     this.task = new StreamTask({
       node, partition,
       services: o.services,
@@ -113,7 +114,7 @@ export class KafkaTaskHost<S = unknown> implements CommitParticipant {
     }
     // Positions also live in the consumer group, committed in the same transactions; after the fence
     // both agree, and taking the further one is a guard against a local copy that lags.
-    const committed = await this.o.admin.fetchOffsets({ groupId: names.group(node.name), topics: node.inputs.map((t) => names.topic(t)) });
+    const committed = await this.o.admin.fetchOffsets({ groupId: names.group(node.storedName), topics: node.inputs.map((t) => names.topic(t)) });
     for (const t of committed) {
       const p = t.partitions.find((x) => x.partition === partition);
       const offset = Number(p?.offset ?? -1);
@@ -219,7 +220,7 @@ export class KafkaTaskHost<S = unknown> implements CommitParticipant {
 
   private changelogs(): string[] {
     const { node, names } = this.o;
-    return [...node.definition.stores.map((s) => names.changelog(node.name, s.name)), names.changelog(node.name, POSITIONS_STORE)];
+    return [...node.definition.stores.map((s) => names.changelog(node.storedName, storedName(s))), names.changelog(node.storedName, POSITIONS_STORE)];
   }
 
   /** After the last commit: nothing of this task stays open. */

@@ -76,7 +76,7 @@ export class ProcessorRunner<S = unknown> {
   private async startConsumer(): Promise<void> {
     const { kafka, names, node } = this.o;
     const consumer = kafka.consumer({
-      groupId: names.group(node.name),
+      groupId: names.group(node.storedName),
       partitionAssigners: [coPartitionedAssigner(() => [...this.assignment], this.o.partitions)],
       readUncommitted: false,
       sessionTimeout: this.o.sessionTimeoutMs,

@@ -51,13 +51,14 @@ export async function topicEnds(cluster: Cluster, topics: string[]): Promise<Map
 export function idleVerdict(
   statuses: Map<string, TaskStatus>,
   ends: Map<string, number>,
-  processors: { name: string; inputs: readonly string[] }[],
+  /** The status topic keys a task by `storedName` (when pinned, else `name`); reasons say `name`. */
+  processors: { name: string; storedName?: string; inputs: readonly string[] }[],
   partitions: number,
   now: number,
 ): { idle: boolean; reason: string } {
   for (const p of processors) {
     for (let part = 0; part < partitions; part++) {
-      const s = statuses.get(`${p.name}/${part}`);
+      const s = statuses.get(`${p.storedName ?? p.name}/${part}`);
       if (!s || !s.worker) return { idle: false, reason: `${p.name}-${part} has no worker` };
       if (now - s.at > 10_000) return { idle: false, reason: `${p.name}-${part} has not reported for ${Math.round((now - s.at) / 1000)} s` };
       if (!s.quiescent || s.pendingWork) return { idle: false, reason: `${p.name}-${part} is busy` };
@@ -71,7 +72,7 @@ export function idleVerdict(
 }
 
 /** The cluster-wide idle check behind `status --wait-idle` and `scale`. */
-export async function clusterIdle(cluster: Cluster, processors: { name: string; inputs: readonly string[] }[], topics: string[], partitions: number): Promise<{ idle: boolean; reason: string; statuses: Map<string, TaskStatus> }> {
+export async function clusterIdle(cluster: Cluster, processors: { name: string; storedName?: string; inputs: readonly string[] }[], topics: string[], partitions: number): Promise<{ idle: boolean; reason: string; statuses: Map<string, TaskStatus> }> {
   const statuses = await readTaskStatuses(cluster);
   const ends = await topicEnds(cluster, topics);
   return { ...idleVerdict(statuses, ends, processors, partitions, Date.now()), statuses };

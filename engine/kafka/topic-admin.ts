@@ -2,6 +2,7 @@
 // declarations (retention, max.message.bytes), changelogs are compacted.
 import type { Admin, ITopicConfig } from 'kafkajs';
 import type { ProcessorNode, Topology } from '../topology.js';
+import { storedName } from '../stores/key-value-store.js';
 import { KafkaNames, POSITIONS_STORE } from './kafka-names.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -13,8 +14,8 @@ export interface TopicPlan {
 }
 
 function changelogPlans(p: ProcessorNode, names: KafkaNames, partitions: number): TopicPlan[] {
-  return [...p.definition.stores.map((s) => s.name), POSITIONS_STORE].map((store) => ({
-    name: names.changelog(p.name, store), partitions,
+  return [...p.definition.stores.map(storedName), POSITIONS_STORE].map((store) => ({
+    name: names.changelog(p.storedName, store), partitions,
     configs: { 'cleanup.policy': 'compact', 'max.message.bytes': String(16 * 1024 * 1024), 'min.compaction.lag.ms': '0' },
   }));
 }

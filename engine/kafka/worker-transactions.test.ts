@@ -46,7 +46,7 @@ function fakeKafka() {
 function member(id: string) {
   const m = {
     id,
-    node: { name: id.split('/')[0]! },
+    node: { name: id.split('/')[0]!, storedName: id.split('/')[0]! },
     partition: Number(id.split('/')[1]),
     partitions: 4,
     leaving: false,

@@ -20,7 +20,7 @@ import { chunks, recordEnds } from './sent-records.js';
 /** A task as the worker's transactions see it (a KafkaTaskHost). */
 export interface CommitParticipant {
   readonly id: string;
-  readonly node: Pick<ProcessorNode<unknown>, 'name'>;
+  readonly node: Pick<ProcessorNode<unknown>, 'name' | 'storedName'>;
   readonly partition: number;
   /** Partition count of the application (where outputs go). */
   readonly partitions: number;
@@ -317,15 +317,15 @@ export class WorkerTransactions implements Committer {
           push(names.topic(o.topic), { key: o.key, value: o.value, partition: partitionFor(o.key, m.partitions), timestamp: String(o.timestamp) });
         }
         for (const { store, writes } of commit.stores) {
-          const topic = names.changelog(node.name, store.name);
+          const topic = names.changelog(node.storedName, store.storedName);
           for (const w of writes) push(topic, { key: w.key, value: w.value, partition });
         }
-        const positions = names.changelog(node.name, POSITIONS_STORE);
+        const positions = names.changelog(node.storedName, POSITIONS_STORE);
         for (const { topic, position } of commit.positions) push(positions, { key: POSITION_KEY(topic), value: Buffer.from(JSON.stringify(position)), partition });
         for (const [name, total] of commit.counters) push(positions, { key: COUNTER_KEY(name), value: Buffer.from(String(total)), partition });
         for (const { topic, position } of commit.positions) {
-          const group = offsets.get(names.group(node.name)) ?? new Map<string, Map<number, string>>();
-          offsets.set(names.group(node.name), group);
+          const group = offsets.get(names.group(node.storedName)) ?? new Map<string, Map<number, string>>();
+          offsets.set(names.group(node.storedName), group);
           const partitions = group.get(names.topic(topic)) ?? new Map<number, string>();
           group.set(names.topic(topic), partitions);
           partitions.set(partition, String(position.base));
@@ -355,13 +355,21 @@ export class WorkerTransactions implements Committer {
       const movesTasks = claims.length > 0 || parts.some((p) => p.leaving);
       const offsetsDue = !movesTasks && performance.now() - this.offsetsSentAt >= GROUP_OFFSETS_EVERY_MS;
       if (offsetsDue) {
-        for (const [consumerGroupId, topics] of offsets) {
+        // Every group at once: each costs four round trips (two coordinator lookups, AddOffsetsToTxn,
+        // TxnOffsetCommit), and one after another they kept a loaded worker's transaction open for
+        // seconds, holding back its outputs and the owners topic's last stable offset meanwhile.
+        doing = 'group offsets';
+        await Promise.all([...offsets].map(async ([consumerGroupId, topics]) => {
           const list = [...topics].map(([topic, partitions]) => ({ topic, partitions: [...partitions].map(([partition, offset]) => ({ partition, offset })) }));
           const sent = performance.now();
-          doing = `group offsets of ${consumerGroupId}`;
-          const again = await sendOffsetsInTransaction(transaction, { consumerGroupId, topics: list });
-          step(`offsets of ${consumerGroupId}${again ? ` (asked ${again + 1} times)` : ''}`, sent);
-        }
+          try {
+            const again = await sendOffsetsInTransaction(transaction, { consumerGroupId, topics: list });
+            step(`offsets of ${consumerGroupId}${again ? ` (asked ${again + 1} times)` : ''}`, sent);
+          } catch (err) {
+            doing = `group offsets of ${consumerGroupId}`;
+            throw err;
+          }
+        }));
       }
       const committing = performance.now();
       doing = 'commit';

@@ -72,7 +72,7 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
     }
     for (const node of plan.topology.processors) {
       if (!node.inputs.includes(from)) continue;
-      await cluster.admin.setOffsets({ groupId: names.group(node.name), topic: source, partitions: [...starts].map(([partition, offset]) => ({ partition, offset: String(offset) })) });
+      await cluster.admin.setOffsets({ groupId: names.group(node.storedName), topic: source, partitions: [...starts].map(([partition, offset]) => ({ partition, offset: String(offset) })) });
     }
     const transactionalId = names.workerTransactionalId(randomUUID().slice(0, 8));
     owners = new TaskOwners({ kafka: cluster.kafka, admin: cluster.admin, topic: names.taskOwners, me: transactionalId, logger: o.logger, graceMs: HANDOVER_GRACE_MS });

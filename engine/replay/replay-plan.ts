@@ -4,7 +4,7 @@
 // back into it. Every change a replay makes to the graph is decided here, once, and checked when the
 // plan's topology is built: an output that some replayed processor reads becomes a private topic; an
 // output no replayed processor reads is discarded (counted, not written); dead letters go private.
-import { TopologyBuilder, type Topology } from '../topology.js';
+import { selectProcessors, TopologyBuilder, type Topology } from '../topology.js';
 import { DEAD_LETTERS } from '../dead-letters.js';
 
 const STATELESS_ONLY = 'a replay re-runs stateless processors; stateful ones would redo what the log already holds';
@@ -28,11 +28,8 @@ export function planReplay<S>(base: Topology<S>, options: { id: string; from: st
     const retained = [...base.topics.values()].filter((t) => t.retention !== 'until-consumed' && t.name !== DEAD_LETTERS).map((t) => t.name);
     throw new Error(`${from} is not retained for replay (only ${retained.join(', ')} are)`);
   }
-  const known = new Set(base.processors.map((p) => p.name));
-  const unknown = options.processors.filter((p) => !known.has(p));
-  if (unknown.length) throw new Error(`unknown processor(s) ${unknown.join(', ')}; known: ${[...known].join(', ')}`);
-  const nodes = base.processors.filter((p) => options.processors.includes(p.name));
-  if (nodes.length === 0) throw new Error('choose at least one processor to replay, e.g. --processors parse,sink');
+  const nodes = options.processors.length ? selectProcessors(base, options.processors) : [];
+  if (nodes.length === 0) throw new Error('choose at least one processor to replay, e.g. --processors parse,clickhouse-sink');
 
   const read = new Set(nodes.flatMap((n) => n.definition.inputs.map((t) => t.name)));
   const builder = new TopologyBuilder<S>().topic(fromSpec);

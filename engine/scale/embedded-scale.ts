@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { partitionFor, virtualBucket } from '../partitioning.js';
 import { storePrefix, prefixEnd } from '../stores/level-store.js';
-import type { StoreSpec } from '../stores/key-value-store.js';
+import { storedName, type StoreSpec } from '../stores/key-value-store.js';
 import type { Topology } from '../topology.js';
 import type { InputPosition } from '../task/input-position.js';
 import { PartitionLog, type AppendRecord, type LostRange } from '../embedded/partition-log.js';
@@ -97,7 +97,7 @@ export async function scaleEmbedded(dataDir: string, to: number, topology: Topol
     // One batch: before it lands nothing changed (the copies sit past the recorded log ends and are
     // cut off when the logs are next opened); after it, the new count holds everywhere.
     await db.batch(ops);
-    const { keys, moved } = await movedKeys(db, keysOf.name, from, to);
+    const { keys, moved } = await movedKeys(db, storedName(keysOf), from, to);
     return { from, to, keys, movedKeys: moved, copiedRecords, lost };
   } finally {
     for (const log of logs) log.close();

@@ -10,7 +10,7 @@
 import type { Logger } from '../api.js';
 import { partitionFor, partitionOfBucket } from '../partitioning.js';
 import { storePrefix } from '../stores/level-store.js';
-import type { StoreSpec } from '../stores/key-value-store.js';
+import { storedName, type StoreSpec } from '../stores/key-value-store.js';
 import type { Topology } from '../topology.js';
 import { connectCluster, partitionCount, readClusterState, writeClusterState, type Cluster, type ClusterState } from '../kafka/kafka-cluster.js';
 import { restoreChangelogs } from '../kafka/changelog-restore.js';
@@ -41,7 +41,7 @@ export async function scaleKafka(o: KafkaScaleOptions): Promise<ScaleReport> {
     const to = o.partitions;
     if (to < from || (to === from && !state.control.paused)) throw new Error(`the crawl has ${from} partitions; scale can only grow it (asked for ${to})`);
     const deadline = Date.now() + o.timeoutMs;
-    const processors = topology.processors.map((p) => ({ name: p.name, inputs: p.inputs }));
+    const processors = topology.processors.map((p) => ({ name: p.name, storedName: p.storedName, inputs: p.inputs }));
     const topics = [...topology.topics.keys()];
 
     o.logger.info(`pausing the crawl and waiting for everything in flight to finish`);
@@ -69,7 +69,7 @@ export async function scaleKafka(o: KafkaScaleOptions): Promise<ScaleReport> {
     let movedKeys = 0;
     for (const node of topology.processors) {
       for (const store of node.definition.stores) {
-        const moved = await retrying(() => migrateStore(cluster, cluster.names.changelog(node.name, store.name), storePrefix(store.name).length, from, to));
+        const moved = await retrying(() => migrateStore(cluster, cluster.names.changelog(node.storedName, storedName(store)), storePrefix(storedName(store)).length, from, to));
         copiedRecords += moved.entries;
         if (store.name === o.keysOf.name) {
           keys = moved.keys.length;
@@ -85,7 +85,7 @@ export async function scaleKafka(o: KafkaScaleOptions): Promise<ScaleReport> {
       const statuses = await readTaskStatuses(cluster);
       for (const p of processors) {
         for (let part = 0; part < to; part++) {
-          const s = statuses.get(`${p.name}/${part}`);
+          const s = statuses.get(`${p.storedName}/${part}`);
           if (!s?.worker || s.generation !== next.control.generation || Date.now() - s.at > 10_000) return `${p.name}-${part} not re-opened yet`;
         }
       }

@@ -29,7 +29,14 @@ export interface KeyValueStore<K, V> {
 }
 
 export interface StoreSpec<K = unknown, V = unknown> {
+  /** What the code and the docs call the store. */
   name: string;
+  /**
+   * The name its state is kept under (LevelDB key prefix, Kafka changelog topic), when it differs
+   * from `name`: a store renamed after crawls began keeps its old name here, so existing data
+   * directories and clusters are read as before. Change it only together with a migration.
+   */
+  storedAs?: string;
   keys: KeyCodec<K>;
   values: ValueCodec<V>;
   /** What the store holds and why; shown by `crawlstream status` and in the docs. */
@@ -38,4 +45,12 @@ export interface StoreSpec<K = unknown, V = unknown> {
 
 export function defineStore<K, V>(spec: StoreSpec<K, V>): StoreSpec<K, V> {
   return spec;
+}
+
+/**
+ * The name a store or processor is persisted under: its pinned `storedAs`, else its name. Everything
+ * that outlives the process (state, positions, topics, groups, task ids, metrics labels) uses this.
+ */
+export function storedName(declared: { readonly name: string; readonly storedAs?: string }): string {
+  return declared.storedAs ?? declared.name;
 }

@@ -6,7 +6,7 @@
 // iterate exactly the buckets it owns and lets `scale` move a bucket's state as one range.
 import type { AbstractLevel } from 'abstract-level';
 import { virtualBucket } from '../partitioning.js';
-import type { KeyValueStore, StoreSpec } from './key-value-store.js';
+import { storedName, type KeyValueStore, type StoreSpec } from './key-value-store.js';
 
 export type BinaryDb = AbstractLevel<Buffer | Uint8Array, Buffer, Buffer>;
 
@@ -15,12 +15,15 @@ export interface StoreWrite {
   value: Buffer | null;
 }
 
+/** Key prefix of a store's entries: built from its stored name (`storedName(spec)`), never its code name. */
 export function storePrefix(storeName: string): Buffer {
   return Buffer.from(`s!${storeName}\u0000`, 'latin1');
 }
 
 export class LevelStore<K, V> implements KeyValueStore<K, V> {
   readonly name: string;
+  /** The name its entries and changelog are kept under (see StoreSpec.storedAs). */
+  readonly storedName: string;
   private readonly prefix: Buffer;
   private pending = new Map<string, Buffer | null>();
   private committing: Map<string, Buffer | null> | null = null;
@@ -35,7 +38,8 @@ export class LevelStore<K, V> implements KeyValueStore<K, V> {
     private readonly keyspace: Buffer = Buffer.alloc(0),
   ) {
     this.name = spec.name;
-    this.prefix = Buffer.concat([keyspace, storePrefix(spec.name)]);
+    this.storedName = storedName(spec);
+    this.prefix = Buffer.concat([keyspace, storePrefix(this.storedName)]);
     this.owned = new Set(ownedBuckets);
   }
 

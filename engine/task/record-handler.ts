@@ -15,7 +15,7 @@ type Context = ProcessorContext<Record<string, unknown>>;
 
 export interface RecordHandlerParts {
   id: string;
-  node: Pick<ProcessorNode<unknown>, 'name' | 'physical'>;
+  node: Pick<ProcessorNode<unknown>, 'name' | 'storedName' | 'physical'>;
   processor: AnyProcessor;
   codecs: TopicCodecs;
   stores: readonly LevelStore<unknown, unknown>[];
@@ -106,7 +106,7 @@ export class RecordHandler {
     const { p } = this;
     p.metrics.count('dead-letters');
     p.logger.warn(`${p.id}: ${record.topic}/${record.partition}@${record.offset} sent to ${DEAD_LETTERS}: ${reason.split('\n')[0]}`);
-    const letter = deadLetterFor(record, p.node.name, reason, p.clock());
+    const letter = deadLetterFor(record, p.node.storedName, reason, p.clock());
     const topic = p.node.physical.get(DEAD_LETTERS)!;
     sink.push({ topic, key: record.key, value: p.codecs.encode(topic, letter), timestamp: letter.failed_at });
   }

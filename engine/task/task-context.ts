@@ -8,7 +8,7 @@ import type { TaskMetrics } from './task-metrics.js';
 import type { OutputRecord } from './task-records.js';
 
 export interface TaskContextParts {
-  node: Pick<ProcessorNode<unknown>, 'name' | 'physical' | 'outputs' | 'discarded'>;
+  node: Pick<ProcessorNode<unknown>, 'name' | 'storedName' | 'physical' | 'outputs' | 'discarded'>;
   partition: number;
   metrics: TaskMetrics;
   codecs: TopicCodecs;
@@ -26,6 +26,7 @@ export function taskContext(parts: TaskContextParts, outputs: () => OutputRecord
   for (const declared of node.discarded) outputTopics.set(declared, null);
   return {
     processorName: node.name,
+    storedName: node.storedName,
     partition: parts.partition,
     logId: parts.logId,
     metrics,

@@ -46,7 +46,7 @@ describe('near-dup on a crowd of near-identical pages', () => {
         [arrival[i], arrival[j]] = [arrival[j], arrival[i]];
       }
     }
-    const d = await crawlTestDriver({ processors: ['simhash-bands', 'near-dup'], startTime: 5_000_000 });
+    const d = await crawlTestDriver({ processors: ['near-dup-bands', 'near-dup'], startTime: 5_000_000 });
     for (const p of arrival) await d.pipe('parsed', p.host, p);
     const out = d.readOutput('duplicates').map((r) => r.value);
     assert.deepEqual(d.readOutput('dead-letters'), []);

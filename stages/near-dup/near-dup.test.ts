@@ -22,7 +22,7 @@ function page(url: string, simhash: Buffer, fetchedAt: number, over: Partial<Par
 }
 
 async function duplicatesOf(...pages: ParsedPage[]) {
-  const d = await crawlTestDriver({ processors: ['simhash-bands', 'near-dup'], startTime: 5_000_000 });
+  const d = await crawlTestDriver({ processors: ['near-dup-bands', 'near-dup'], startTime: 5_000_000 });
   for (const p of pages) await d.pipe('parsed', p.host, p);
   const out = d.readOutput('duplicates');
   assert.deepEqual(d.readOutput('dead-letters'), []);

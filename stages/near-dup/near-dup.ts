@@ -1,5 +1,5 @@
 // near-dup: simhash-bands → duplicates. Each task holds the pages seen per band value (store
-// `simhash-bands`, the newest 64 per value) and answers "was a page within NEAR_DUPLICATE_BITS seen?".
+// `bands`, the newest 64 per value) and answers "was a page within NEAR_DUPLICATE_BITS seen?".
 // A duplicate is the later page (by fetch time, then URL) and gets one record naming one original.
 // The rule, per band task and page: among the earlier pages within reach stored under this band
 // value, take the best (the one whose first shared band is lowest, then the closest, then an exact
@@ -19,7 +19,7 @@ import {
 import type { Duplicate, SimhashBand } from '../../schemas/records.js';
 import { duplicates, simhashBands } from '../../contract/topics.js';
 import { hammingDistance, NEAR_DUPLICATE_BITS } from '../../parsing/simhash.js';
-import { bandKey } from './simhash-bands.js';
+import { bandKey } from './near-dup-bands.js';
 
 export { NEAR_DUPLICATE_BITS };
 /** Pages kept per band value: a bound on the scan when huge clusters of pages share a band value. */
@@ -29,8 +29,10 @@ const MAX_PER_BAND_VALUE = 64;
 type BandEntry = Omit<SimhashBand, 'band'>;
 
 /** Key: the band value itself; value: the newest pages seen with it (one LevelDB read per band record). */
-export const simhashBandsStore = defineStore<string, BandEntry[]>({
-  name: 'simhash-bands',
+export const bandsStore = defineStore<string, BandEntry[]>({
+  name: 'bands',
+  // Its first name, the key prefix and changelog of every existing crawl's bands: see README (stored names).
+  storedAs: 'simhash-bands',
   description: 'Band value → the newest 64 pages (simhash, URL, content hash, fetch time) seen with it.',
   keys: stringKey,
   values: avroValues<BandEntry[]>({
@@ -80,7 +82,7 @@ class NearDup implements Processor<In, Out> {
   private store!: KeyValueStore<string, BandEntry[]>;
 
   init(ctx: ProcessorContext<Out>): void {
-    this.store = ctx.store(simhashBandsStore);
+    this.store = ctx.store(bandsStore);
   }
 
   process(record: RecordOf<In>, ctx: ProcessorContext<Out>): void {
@@ -124,7 +126,7 @@ export const nearDupProcessor = defineProcessor({
   description: 'Exact and near-duplicate pages across hosts (Hamming distance ≤ 4 on the 64-bit simhash, sharing a 16-bit band), one original per duplicate page.',
   inputs,
   outputs,
-  stores: [simhashBandsStore],
+  stores: [bandsStore],
   delivery: 'At most one record per duplicate page and band task (usually one per page); the band entry and the record commit together.',
   create: () => new NearDup(),
 });

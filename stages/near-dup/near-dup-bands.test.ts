@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { crawlTestDriver, type CrawlTestDriver } from '../../crawl/testing/crawl-test-driver.js';
 import type { ParsedPage, SimhashBand } from '../../schemas/records.js';
-import { MIN_TEXT_FOR_SIMHASH, bandKey } from './simhash-bands.js';
+import { MIN_TEXT_FOR_SIMHASH, bandKey } from './near-dup-bands.js';
 
 const SIMHASH = Buffer.from('0123456789abcdef', 'hex');
 
@@ -15,14 +15,14 @@ function parsed(over: Partial<ParsedPage> = {}): ParsedPage {
 }
 
 async function bands(page: ParsedPage) {
-  const d = await crawlTestDriver({ processors: ['simhash-bands'] });
+  const d = await crawlTestDriver({ processors: ['near-dup-bands'] });
   await d.pipe('parsed', page.host, page);
   const out = d.readOutput('simhash-bands');
   await d.close();
   return out;
 }
 
-describe('simhash-bands', () => {
+describe('near-dup-bands', () => {
   it('should re-key a page four times, once per 16-bit band of its simhash', async () => {
     const out = await bands(parsed());
     assert.deepEqual(out.map((r) => r.key), ['b0:0123', 'b1:4567', 'b2:89ab', 'b3:cdef']);

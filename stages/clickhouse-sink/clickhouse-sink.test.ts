@@ -6,7 +6,7 @@ import { collectingLog } from '../../clickhouse/testing/test-harness.js';
 import { fetchResult, parsedPage } from '../../clickhouse/testing/test-fixtures.js';
 import { defaultCrawlConfig } from '../../contract/config.js';
 import type { InputRecord, ProcessorContext } from '../../engine/api.js';
-import { clickhouseSink } from './sink.js';
+import { clickhouseSink } from './clickhouse-sink.js';
 
 const opened: ClickHouse[] = [];
 after(async () => {
@@ -16,7 +16,7 @@ after(async () => {
 function context(logger = collectingLog(), logId = 'log-1'): ProcessorContext<object> & { counters: Map<string, number> } {
   const counters = new Map<string, number>();
   return {
-    processorName: 'sink', partition: 3, logId, logger, counters,
+    processorName: 'clickhouse-sink', storedName: 'sink', partition: 3, logId, logger, counters,
     metrics: { count: (name, by = 1) => counters.set(name, (counters.get(name) ?? 0) + by), gauge: () => {} },
     now: () => Date.now(),
     forward: () => assert.fail('the sink forwards nothing'),
@@ -30,7 +30,7 @@ const record = <N extends string, V>(topic: N, offset: number, value: V, partiti
 const services = (ch: () => Promise<ClickHouse>, sinkName = 'live') => ({ config: defaultCrawlConfig(), clickhouse: ch, sinkName });
 
 test('should declare a concurrent, store-less processor named sink', () => {
-  assert.equal(clickhouseSink.name, 'sink');
+  assert.deepEqual([clickhouseSink.name, clickhouseSink.storedAs], ['clickhouse-sink', 'sink']);
   assert.deepEqual(clickhouseSink.stores, []);
   assert.deepEqual(clickhouseSink.concurrency, { maxInFlight: 20_000, perKeyOrder: false });
   assert.match(clickhouseSink.delivery, /exactly once/i);

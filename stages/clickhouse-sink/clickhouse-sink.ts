@@ -1,4 +1,4 @@
-// The sink: fetch attempts, robots.txt outcomes, parsed pages (with their links) and duplicate
+// clickhouse-sink: fetch attempts, robots.txt outcomes, parsed pages (with their links) and duplicate
 // findings go to ClickHouse for people to query the crawl's history.
 //
 // Concurrent without per-key order: `process` only converts the record and queues its rows; the
@@ -28,7 +28,9 @@ export interface SinkServices {
 }
 
 export const clickhouseSink = defineProcessor({
-  name: 'sink',
+  name: 'clickhouse-sink',
+  // Its first name, kept by its consumer group, task ids and metrics label on every existing crawl: see README (stored names).
+  storedAs: 'sink',
   description: 'Writes every fetch attempt, robots.txt outcome, parsed page with its links, and duplicate finding to ClickHouse.',
   inputs,
   kind: 'sink', outputs: [],

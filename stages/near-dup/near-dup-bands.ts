@@ -1,4 +1,4 @@
-// simhash-bands: parsed → simhash-bands (an internal repartition topic). Splits a page's 64-bit
+// near-dup-bands: parsed → simhash-bands (an internal repartition topic). Splits a page's 64-bit
 // simhash into four 16-bit bands keyed by band and value: two pages within Hamming distance 3 share at
 // least one band exactly (pigeonhole), and nine in ten pairs 4 bits apart do (NEAR_DUPLICATE_BITS),
 // so their band records meet in the same near-dup task, whatever hosts they come from.
@@ -18,7 +18,7 @@ const outputs = [simhashBands] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
-class SimhashBands implements Processor<In, Out> {
+class NearDupBands implements Processor<In, Out> {
   process(record: RecordOf<In>, ctx: ProcessorContext<Out>): void {
     const p = record.value;
     if (p.error || p.text_length < MIN_TEXT_FOR_SIMHASH) return;
@@ -31,8 +31,10 @@ class SimhashBands implements Processor<In, Out> {
   }
 }
 
-export const simhashBandsProcessor = defineProcessor({
-  name: 'simhash-bands',
+export const nearDupBandsProcessor = defineProcessor({
+  name: 'near-dup-bands',
+  // Its first name, kept by its consumer group and task ids on every existing crawl: see README (stored names).
+  storedAs: 'simhash-bands',
   description: 'Re-keys each page by the four 16-bit bands of its simhash, so near-duplicate candidates from any host meet in one task.',
   inputs,
   outputs,
@@ -40,5 +42,5 @@ export const simhashBandsProcessor = defineProcessor({
   // The bands need the simhash alone: a page's text and links are not decoded here.
   skips: { parsed: ['text', 'links'] },
   delivery: 'Stateless: band records of a page are written once per parsed record.',
-  create: () => new SimhashBands(),
+  create: () => new NearDupBands(),
 });
