@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { Kafka, logLevel, type Producer, type Transaction } from 'kafkajs';
 import { requireServices } from '../../test/support/services.js';
 import { restoreChangelogs } from './changelog-restore.js';
+import { createTopics } from './topic-admin.js';
 
 describe('changelog restore past an open transaction', () => {
   const kafka = new Kafka({ brokers: [requireServices().kafka], clientId: 'restore-test', logLevel: logLevel.NOTHING });
@@ -36,7 +37,9 @@ describe('changelog restore past an open transaction', () => {
    * end after its last commit (what its worker wrote as the local checkpoint).
    */
   async function changelogWithOpenTransaction(topic: string): Promise<{ open: Transaction; checkpoint: number }> {
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }] });
+    // The engine's own creation: a loaded broker answers "does not host this topic-partition" for a
+    // while after creating it, which kafkajs's createTopics does not wait out.
+    await createTopics(admin, [{ name: topic, partitions: 1, configs: { 'cleanup.policy': 'compact' } }]);
     const owner = await transactional(`${topic}-owner`);
     const other = await transactional(`${topic}-other`);
     const commit = async (keys: string[]) => {
@@ -116,7 +119,9 @@ describe('changelog restore past an open transaction', () => {
     // held those records without a commit marker, so their last stable offset stayed below for good.
     // Nothing is left to read; the task's next commit, from the same producer, writes the marker.
     const topic = `${prefix}d.changelog`;
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }] });
+    // The engine's own creation: a loaded broker answers "does not host this topic-partition" for a
+    // while after creating it, which kafkajs's createTopics does not wait out.
+    await createTopics(admin, [{ name: topic, partitions: 1, configs: { 'cleanup.policy': 'compact' } }]);
     const owner = await transactional(`${topic}-owner`);
     const t = await owner.transaction();
     const [sent] = await t.send({ topic, messages: ['k0', 'k1'].map((k) => ({ key: k, value: `v-${k}`, partition: 0 })) });
