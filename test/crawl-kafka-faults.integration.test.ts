@@ -1,7 +1,4 @@
-// test-plan: e2e holds=kafka paced retry ~130s
-// (retry: open fault, issue 18: after the broker restart, a worker once found its tasks' local state
-// ahead of their changelogs ("was the topic recreated?") and could not start them again, so the crawl
-// never went idle; seen in one fresh-clone run; the retry is listed as FLAKY at the end of the run)
+// test-plan: e2e holds=kafka paced ~130s
 // Faults on real services: a worker killed with -9 mid-crawl, and the broker restarted mid-crawl.
 // Each time the crawl finishes with nothing lost, no page row twice and politeness intact.
 import { after, describe, it } from 'node:test';

@@ -1,10 +1,19 @@
 // Restoring a task's LevelDB from its compacted changelog partitions before the task processes
-// anything. Reads with read_committed from the local checkpoint to the end offset taken
-// at the start; transaction markers count as consumed, so the restore ends even when the last
-// offsets of a partition are markers.
+// anything. Reads with read_committed from the local checkpoint to the partition's high watermark
+// taken at the start, once every transaction below it is decided; transaction markers count as
+// consumed, so the restore ends even when the last offsets of a partition are markers.
+//
+// Why the high watermark and not the last stable offset (what kafkajs's admin calls "high"): an open
+// transaction holds the last stable offset at its first record, and records committed after it (the
+// previous owner's last commit, whose markers are written after its EndTxn returned; a transaction
+// left open across a broker restart until the coordinator ends it) lie beyond. A restore that
+// stopped there missed them without a word, and a local checkpoint already past them looked "ahead
+// of the changelog" and the task could not start. Kafka Streams restores the same way (KAFKA-10167).
 import type { Admin, Kafka } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
+import type { Logger } from '../api.js';
 import { fixedAssigner } from './co-partitioned-assigner.js';
+import { partitionEnds, stableOffsets, writersAt } from './partition-ends.js';
 
 export interface RestoreTarget {
   topic: string;
@@ -15,33 +24,60 @@ export interface RestoreTarget {
 
 /** A restore that reads nothing for this long is given up (and retried by its caller). */
 const RESTORE_STALL_MS = 60_000;
+/**
+ * How long a restore waits for the transactions open below a partition's end to be decided: past the
+ * workers' transaction timeout (60 s) and the coordinator's check for expired ones (every 10 s).
+ */
+export const STABLE_WAIT_MS = 90_000;
+/** A wait shorter than this is a marker on its way, not worth a line. */
+const WAIT_TOLD_AFTER_MS = 1_000;
+const WAIT_TOLD_EVERY_MS = 10_000;
+
+export interface RestoreOptions {
+  /** Told when the restore waits on an open transaction, and why. */
+  logger?: Logger;
+  /** Bound of that wait (default STABLE_WAIT_MS); past it the restore fails and its caller retries. */
+  stableWithinMs?: number;
+  /** Turned false (the task moved on): the wait ends and nothing is restored. */
+  wanted?: () => boolean;
+}
 
 export type RestoreApply = (topic: string, entries: { key: Buffer; value: Buffer | null; offset: number; timestamp: number }[]) => Promise<void>;
 
-/** Reads each target partition from `from` up to its end offset; returns the offsets reached. */
-export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: RestoreTarget[], apply: RestoreApply): Promise<Map<string, number>> {
+/**
+ * Reads each target partition from `from` up to its end offset; returns the offsets reached, -1 for a
+ * partition whose checkpoint is beyond the end of its log (the topic was recreated).
+ */
+export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: RestoreTarget[], apply: RestoreApply, o: RestoreOptions = {}): Promise<Map<string, number>> {
   const reached = new Map<string, number>();
   const ends = new Map<string, number>();
   const pending: RestoreTarget[] = [];
+  const found = await partitionEnds(kafka, admin, [...new Set(targets.map((t) => t.topic))]);
+  const unstable = new Map<string, { stable: number; checkpoint: number }>();
   for (const t of targets) {
-    const offsets = await admin.fetchTopicOffsets(t.topic);
-    const meta = offsets.find((o) => o.partition === t.partition);
-    const high = Number(meta?.high ?? 0);
-    const low = Number(meta?.low ?? 0);
     const id = `${t.topic}/${t.partition}`;
-    // A checkpoint beyond the end means the changelog was recreated: the local copy cannot be trusted.
+    const end = found.get(id);
+    // Not "empty": an empty partition has ends 0 and a checkpoint past them would read as "recreated".
+    if (!end) throw new Error(`the broker did not say where changelog ${id} ends`);
+    const { low, stable, high } = end;
+    // A checkpoint beyond the end of the log means the changelog was recreated: the local copy cannot be trusted.
     const from = t.from > high ? -1 : Math.max(t.from, low);
     reached.set(id, from);
     ends.set(id, high);
-    if (from >= 0 && from < high) pending.push({ ...t, from });
+    if (from < 0 || from >= high) continue;
+    pending.push({ ...t, from });
+    // Something to read, and a transaction below the end still open: its outcome (and that of any
+    // committed after it) must be known before reading.
+    if (stable < high) unstable.set(id, { stable, checkpoint: t.from });
   }
+  if (unstable.size && !(await untilStable(kafka, admin, unstable, ends, o))) return reached;
   if (pending.length === 0) return reached;
 
-  const wanted = new Map<string, number[]>();
-  for (const t of pending) wanted.set(t.topic, [...(wanted.get(t.topic) ?? []), t.partition]);
+  const assigned = new Map<string, number[]>();
+  for (const t of pending) assigned.set(t.topic, [...(assigned.get(t.topic) ?? []), t.partition]);
   const consumer = kafka.consumer({
     groupId: `crawlstream-restore-${randomUUID()}`,
-    partitionAssigners: [fixedAssigner(() => wanted)],
+    partitionAssigners: [fixedAssigner(() => assigned)],
     readUncommitted: false,
     maxWaitTimeInMs: 100,
     maxBytesPerPartition: 32 * 1024 * 1024,
@@ -49,7 +85,7 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
   });
   await consumer.connect();
   try {
-    for (const topic of wanted.keys()) await consumer.subscribe({ topic, fromBeginning: true });
+    for (const topic of assigned.keys()) await consumer.subscribe({ topic, fromBeginning: true });
     const remaining = new Set(pending.map((t) => `${t.topic}/${t.partition}`));
     let failure: Error | undefined;
     let lastProgress = performance.now();
@@ -63,7 +99,9 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
       const check = (topic: string, partition: number, lastOffset: number) => {
         lastProgress = performance.now();
         const id = `${topic}/${partition}`;
-        reached.set(id, Math.max(reached.get(id) ?? 0, lastOffset + 1));
+        // A batch may reach past the end (read while later transactions were decided); what lies
+        // past it was not applied, so the checkpoint must not pass it either.
+        reached.set(id, Math.max(reached.get(id) ?? 0, Math.min(lastOffset + 1, ends.get(id)!)));
         if (lastOffset + 1 >= ends.get(id)!) remaining.delete(id);
         if (remaining.size === 0) resolve();
       };
@@ -100,4 +138,37 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
     await consumer.disconnect();
   }
   return reached;
+}
+
+/**
+ * Waits until every partition's last stable offset reached its end (the high watermark taken at the
+ * start): every transaction that wrote below it is committed or aborted. False when the restore is no
+ * longer wanted; throws, naming the offsets, when the wait passes its bound.
+ */
+async function untilStable(kafka: Kafka, admin: Admin, unstable: Map<string, { stable: number; checkpoint: number }>, ends: ReadonlyMap<string, number>, o: RestoreOptions): Promise<boolean> {
+  const bound = o.stableWithinMs ?? STABLE_WAIT_MS;
+  const started = performance.now();
+  let toldAt: number | undefined;
+  const describe = () => [...unstable].map(([id, u]) => `${id} stable at ${u.stable}, end ${ends.get(id)}, local checkpoint ${u.checkpoint}`).join('; ');
+  for (let attempt = 0; unstable.size; attempt++) {
+    if (o.wanted && !o.wanted()) return false;
+    const waited = performance.now() - started;
+    if (waited >= bound) {
+      const writers = await writersAt(kafka, [...unstable].map(([id, u]) => ({ topic: id.slice(0, id.lastIndexOf('/')), partition: Number(id.slice(id.lastIndexOf('/') + 1)), offset: u.stable })));
+      const held = [...writers].map(([id, w]) => `${id}@${w.offset} by producer id ${w.producerId} epoch ${w.producerEpoch}${w.inTransaction ? '' : ' (not in a transaction)'}, key ${w.key}`).join('; ');
+      throw new Error(`an open transaction held the changelog below its end for ${Math.round(waited / 1000)} s (${describe()}${held ? `; held at ${held}` : ''}); a worker's transaction ends within its timeout, so one that does not is left hanging on the broker (kafka-transactions.sh describe-producers names its transactional id; find-hanging and abort end it)`);
+    }
+    if (waited >= WAIT_TOLD_AFTER_MS && (toldAt === undefined || performance.now() - toldAt >= WAIT_TOLD_EVERY_MS)) {
+      toldAt = performance.now();
+      o.logger?.info(`restore waits for an open transaction to end before reading (${describe()}; up to ${Math.round((bound - waited) / 1000)} s more)`);
+    }
+    await new Promise((r) => setTimeout(r, Math.min(20 * 2 ** attempt, 500)));
+    const stable = await stableOffsets(admin, [...new Set([...unstable.keys()].map((id) => id.slice(0, id.lastIndexOf('/'))))]);
+    for (const [id, u] of unstable) {
+      u.stable = stable.get(id) ?? u.stable;
+      if (u.stable >= ends.get(id)!) unstable.delete(id);
+    }
+  }
+  if (toldAt !== undefined) o.logger?.info(`restore: the open transaction ended after ${Math.round((performance.now() - started) / 1000)} s; reading on`);
+  return true;
 }

@@ -51,6 +51,10 @@ export interface KafkaTaskOptions<S> {
 
 const CHECKPOINT = (topic: string) => Buffer.from(`ckpt!${topic}`, 'utf8');
 
+function prefixed(logger: Logger, prefix: string): Logger {
+  return { info: (m) => logger.info(prefix + m), warn: (m) => logger.warn(prefix + m) };
+}
+
 export class KafkaTaskHost<S = unknown> implements CommitParticipant {
   readonly task: StreamTask<S>;
   readonly id: string;
@@ -101,7 +105,7 @@ export class KafkaTaskHost<S = unknown> implements CommitParticipant {
       return false;
     }
     if (!wanted()) return this.releaseUnopened();
-    await this.restore();
+    await this.restore(wanted);
     if (!wanted()) return this.releaseUnopened();
     const positions = new Map<string, InputPosition>();
     for (const topic of node.inputs) {
@@ -225,7 +229,7 @@ export class KafkaTaskHost<S = unknown> implements CommitParticipant {
     if (this.db?.status === 'open') await this.db.close();
   }
 
-  private async restore(): Promise<void> {
+  private async restore(wanted: () => boolean): Promise<void> {
     const { partition } = this.o;
     const targets = [];
     for (const topic of this.changelogs()) {
@@ -235,10 +239,10 @@ export class KafkaTaskHost<S = unknown> implements CommitParticipant {
     const reached = await restoreChangelogs(this.o.kafka, this.o.admin, targets, async (topic, entries) => {
       const last = entries[entries.length - 1].offset + 1;
       await this.db.batch([...storeOps(entries), { type: 'put', key: CHECKPOINT(topic), value: Buffer.from(String(last)) }] as never);
-    });
+    }, { logger: prefixed(this.o.logger, `${this.id}: `), wanted });
     for (const [id, offset] of reached) {
       if (offset < 0) {
-        throw new Error(`${this.id}: the local state at ${this.o.dataDir} is ahead of changelog ${id} (was the topic recreated?); remove the task directory to restore from scratch`);
+        throw new Error(`${this.id}: the local state at ${this.o.dataDir} is ahead of the end of changelog ${id} (was the topic recreated?); remove the task directory to restore from scratch`);
       }
       const topic = id.slice(0, id.lastIndexOf('/'));
       await this.db.put(CHECKPOINT(topic), Buffer.from(String(offset)));
