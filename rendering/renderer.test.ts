@@ -198,7 +198,16 @@ test('should return the DOM of a page whose requests never settle, and say so', 
   const calls: BrowserRequest[] = [];
   const html = `<div id="d"></div><script>addEventListener('load', () => {
     document.getElementById('d').innerHTML = '<a href="/after-load">a</a>'; fetch('/hang'); })</script>`;
-  const r = await renderer.render(site.url('/busy'), html, crawlerFetch(calls, { hang: '/hang' }), { timeoutMs: 6000 });
+  // A settle window wider than the default 100 ms: on a loaded machine the request the load handler
+  // starts reached the crawler more than 100 ms after the load event (a fresh-clone run), and the
+  // page counted as settled before it began.
+  const patient = new Renderer({ chromiumPath, settleMs: 1500, warn: () => {} });
+  let r;
+  try {
+    r = await patient.render(site.url('/busy'), html, crawlerFetch(calls, { hang: '/hang' }), { timeoutMs: 6000 });
+  } finally {
+    await patient.close();
+  }
   assert.match(r.error, /^unsettled: /);
   assert.deepEqual(r.links, [site.url('/after-load')]);
   assert.deepEqual(r.subrequests.at(-1), { url: site.url('/hang'), resourceType: 'fetch', outcome: 'unfinished: the render ended before the crawler answered' });
