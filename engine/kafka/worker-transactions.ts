@@ -6,30 +6,17 @@
 // in the same transactions. A failed transaction leaves this worker unable to tell what is committed:
 // it stops committing and tells the runtime, which abandons every task, fences its own producer
 // (reset) and re-opens the tasks it owns from their last commit.
-import type { Kafka, Message, Producer } from 'kafkajs';
+import type { Kafka, Producer } from 'kafkajs';
 import { CompressionTypes } from 'kafkajs';
 import type { Logger } from '../api.js';
-import { partitionFor } from '../partitioning.js';
-import type { ProcessorNode } from '../topology.js';
-import type { Committer, TaskCommit } from '../task/task-commit.js';
-import { type KafkaNames, POSITIONS_STORE } from './kafka-names.js';
+import type { Committer } from '../task/task-commit.js';
+import type { KafkaNames } from './kafka-names.js';
 import { ownerRecord } from './task-owners.js';
+import { transactionRecords, type CommitParticipant, type GroupOffsets, type Part } from './transaction-records.js';
 import { sendOffsetsInTransaction } from './txn-offsets.js';
 import { chunks, recordEnds } from './sent-records.js';
 
-/** A task as the worker's transactions see it (a KafkaTaskHost). */
-export interface CommitParticipant {
-  readonly id: string;
-  readonly node: Pick<ProcessorNode<unknown>, 'name' | 'storedName'>;
-  readonly partition: number;
-  /** Partition count of the application (where outputs go). */
-  readonly partitions: number;
-  takeCommit(): TaskCommit | undefined;
-  /** The task has left cleanly: its next commit is its last and releases it. */
-  readonly leaving: boolean;
-  /** The transaction holding `commit` is committed; `ends` are the changelog ends it reached (`topic/partition`). */
-  committed(commit: TaskCommit, ends: ReadonlyMap<string, number>): Promise<void>;
-}
+export { COUNTER_KEY, COUNTER_PREFIX, POSITION_KEY, type CommitParticipant } from './transaction-records.js';
 
 export interface WorkerTransactionsOptions {
   kafka: Kafka;
@@ -44,22 +31,12 @@ export interface WorkerTransactionsOptions {
   onFailure: (err: Error, fenced: boolean) => void;
 }
 
-export const POSITION_KEY = (topic: string) => Buffer.from(`pos!${topic}`, 'utf8');
-export const COUNTER_KEY = (name: string) => Buffer.from(`ctr!${name}`, 'utf8');
-export const COUNTER_PREFIX = 'ctr!';
-
 /**
  * Transactions are at least this far apart while there is work (Kafka Streams' default under
  * exactly-once). One transaction serves every task of the worker, so its cost per page falls as the
  * worker gets busier; each hop of a record waits up to this long.
  */
 export const DEFAULT_COMMIT_INTERVAL_MS = 100;
-/** A member's share of one transaction: what it commits, and whether the transaction releases it. */
-interface Part {
-  m: CommitParticipant;
-  commit: TaskCommit | undefined;
-  leaving: boolean;
-}
 
 /** A transaction slower than this is told: new owners of tasks wait on it, and so do the crawl's hops. */
 const SLOW_TRANSACTION_MS = 2_000;
@@ -88,7 +65,7 @@ export class WorkerTransactions implements Committer {
   private wake: (() => void) | undefined;
   private lastStart = 0;
   /** Group → topic → partition → offset not yet sent, and when offsets were last sent. */
-  private readonly pendingOffsets = new Map<string, Map<string, Map<number, string>>>();
+  private readonly pendingOffsets: GroupOffsets = new Map();
   private offsetsSentAt = 0;
   private failure: Error | undefined;
   private stopped = false;
@@ -301,38 +278,8 @@ export class WorkerTransactions implements Committer {
 
   /** One transaction; returns the end offset each changelog partition reached. */
   private async transaction(parts: Part[], claims: Claim[]): Promise<Map<string, number>> {
-    const { names } = this.o;
-    const byTopic = new Map<string, Message[]>();
-    const push = (topic: string, m: Message) => {
-      let list = byTopic.get(topic);
-      if (!list) byTopic.set(topic, (list = []));
-      list.push(m);
-    };
+    const byTopic = transactionRecords(parts, claims, this.o.names, this.o.transactionalId, this.pendingOffsets);
     const offsets = this.pendingOffsets;
-    for (const c of claims) push(names.taskOwners, ownerRecord(c.task, this.o.transactionalId, false));
-    for (const { m, commit, leaving } of parts) {
-      const { node, partition } = m;
-      if (commit) {
-        for (const o of commit.outputs) {
-          push(names.topic(o.topic), { key: o.key, value: o.value, partition: partitionFor(o.key, m.partitions), timestamp: String(o.timestamp) });
-        }
-        for (const { store, writes } of commit.stores) {
-          const topic = names.changelog(node.storedName, store.storedName);
-          for (const w of writes) push(topic, { key: w.key, value: w.value, partition });
-        }
-        const positions = names.changelog(node.storedName, POSITIONS_STORE);
-        for (const { topic, position } of commit.positions) push(positions, { key: POSITION_KEY(topic), value: Buffer.from(JSON.stringify(position)), partition });
-        for (const [name, total] of commit.counters) push(positions, { key: COUNTER_KEY(name), value: Buffer.from(String(total)), partition });
-        for (const { topic, position } of commit.positions) {
-          const group = offsets.get(names.group(node.storedName)) ?? new Map<string, Map<number, string>>();
-          offsets.set(names.group(node.storedName), group);
-          const partitions = group.get(names.topic(topic)) ?? new Map<number, string>();
-          group.set(names.topic(topic), partitions);
-          partitions.set(partition, String(position.base));
-        }
-      }
-      if (leaving) push(names.taskOwners, ownerRecord(m.id, this.o.transactionalId, true));
-    }
     const producer = this.producer;
     if (!producer) throw new Error('the worker producer is not connected');
     const t0 = performance.now();
