@@ -59,11 +59,6 @@ export async function readTaskStatuses(cluster: Cluster): Promise<Map<string, Ta
   return latest;
 }
 
-export interface PartitionEnds {
-  /** `${logicalTopic}/${partition}` → high watermark. */
-  ends: Map<string, number>;
-}
-
 export async function topicEnds(cluster: Cluster, topics: string[]): Promise<Map<string, number>> {
   const ends = new Map<string, number>();
   for (const t of topics) {
