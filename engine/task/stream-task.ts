@@ -1,8 +1,7 @@
 // One task = one processor instance over one partition of its input topics (co-partitioned by key).
-// Runtimes feed it raw records and take commits from it; the task decodes, dispatches, keeps per-key
-// order for concurrent processors, and groups what a commit must make durable together: the outputs,
-// the store writes and the input positions that cover them.
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+// Runtimes feed it raw records and take commits from it; the task decodes, dispatches (how records run:
+// record-dispatch.ts), and groups what a commit must make durable together: the outputs, the store
+// writes and the input positions that cover them.
 import type { Processor, ProcessorContext } from '../api.js';
 import type { KeyValueStore, StoreSpec } from '../stores/key-value-store.js';
 import type { LevelStore } from '../stores/level-store.js';
@@ -10,8 +9,7 @@ import type { ProcessorNode } from '../topology.js';
 import { InputTracker, type InputPosition } from './input-position.js';
 import { TaskLifecycle } from './task-lifecycle.js';
 import { TaskMetrics } from './task-metrics.js';
-import { Mutex } from './mutex.js';
-import { Fifo } from '../fifo.js';
+import { RecordDispatch } from './record-dispatch.js';
 import { RecordHandler, skipsOf } from './record-handler.js';
 import { taskContext } from './task-context.js';
 import type { HandOverReport, OutputRecord, RawRecord, TaskCommit, TaskOptions } from './task-records.js';
@@ -24,7 +22,6 @@ export type { CommitReport } from './commit-report.js';
 type AnyProcessor = Processor<Record<string, unknown>, Record<string, unknown>>;
 type Context = ProcessorContext<Record<string, unknown>>;
 
-const SLICE_MS = 8; // yield to the event loop this often so sockets and timers stay responsive
 /** How long a leaving task waits for records that were told to stop; past it they stay unfinished. */
 export const STOP_GRACE_MS = 5_000;
 /**
@@ -44,18 +41,12 @@ export class StreamTask<S = unknown> {
   private readonly trackers = new Map<string, InputTracker>();
   private readonly storeByName = new Map<string, LevelStore<unknown, unknown>>();
   private readonly storeList: LevelStore<unknown, unknown>[];
-  private readonly queue = new Fifo<RawRecord>();
   private ready: OutputRecord[] = [];
-  private inFlight = 0;
-  /** Sequential records and punctuations run one at a time; a commit is never taken mid-way through one. */
-  private readonly mutex = new Mutex();
-  private draining = false;
-  private readonly keysInFlight = new Map<string, RawRecord[]>();
+  private readonly dispatch: RecordDispatch;
   private readonly sharedContext: Context;
   private readonly handler: RecordHandler;
   /** Physical topic → the name the processor declared. */
   private readonly declared = new Map<string, string>();
-  private settledWaiters: (() => void)[] = [];
   /** Counter totals as last committed, to report how much a commit added. */
   private readonly committedTotals = new Map<string, number>();
   /**
@@ -78,6 +69,12 @@ export class StreamTask<S = unknown> {
       id: this.id, node: this.node, processor: this.processor, codecs: options.codecs, stores: this.storeList, metrics: this.metrics,
       logger: options.logger, clock: options.clock, declared: this.declared, skips: skipsOf(options.node),
       ended: (record, failure, sink) => this.recordEnded(record, failure, sink),
+    });
+    this.dispatch = new RecordDispatch({
+      concurrency: this.node.definition.concurrency,
+      accepting: () => this.lifecycle.accepting,
+      run: this.node.definition.concurrency ? (record) => this.runConcurrent(record) : (record) => this.handler.handle(record, this.sharedContext, this.ready),
+      onActivity: () => this.options.onActivity(),
     });
   }
 
@@ -128,7 +125,7 @@ export class StreamTask<S = unknown> {
     if (!this.lifecycle.accepting) return 0;
     const concurrency = this.node.definition.concurrency;
     const limit = concurrency ? concurrency.maxInFlight + 256 : 2048;
-    return Math.max(0, limit - this.queue.size - this.inFlight);
+    return Math.max(0, limit - this.dispatch.queue.size - this.dispatch.inFlight);
   }
 
   offer(records: RawRecord[]): void {
@@ -144,23 +141,22 @@ export class StreamTask<S = unknown> {
         this.metrics.count('skipped.not-owned');
       } else {
         tracker.read(r.offset);
-        this.queue.push(r);
+        this.dispatch.push(r);
       }
     }
-    void this.drain();
+    this.dispatch.start();
     this.options.onActivity();
   }
 
   async punctuate(now: number): Promise<void> {
     const punctuate = this.processor.punctuate;
     if (!punctuate || !this.lifecycle.accepting) return;
-    await this.mutex.runExclusive(async () => {
+    await this.dispatch.exclusive(async () => {
       const before = this.ready.length + this.journalMarks();
       await punctuate.call(this.processor, now, this.sharedContext);
       // Timers fire often and mostly find nothing due: only one that did something asks for a commit.
       if (this.ready.length + this.journalMarks() !== before) this.options.onActivity();
     });
-    this.notifySettled();
   }
 
   /** Nothing queued or running, nothing uncommitted, and no deferred work in the processor. */
@@ -170,7 +166,7 @@ export class StreamTask<S = unknown> {
 
   /** Nothing queued or running (deferred processor work aside). */
   isQuiescent(): boolean {
-    return this.queue.size === 0 && this.inFlight === 0 && !this.mutex.locked;
+    return this.dispatch.quiescent;
   }
 
   /** Every record read has been finished and its position committed. */
@@ -181,7 +177,8 @@ export class StreamTask<S = unknown> {
 
   /** What it still holds, for a busy task's status (empty when nothing): see task-outstanding.ts. */
   outstanding(): string[] {
-    return outstandingWork({ state: this.lifecycle.state, queued: this.queue.size, firstQueued: this.queue.peek(), running: this.inFlight, midway: this.mutex.locked, trackers: this.trackers, outputs: this.ready.length });
+    const d = this.dispatch;
+    return outstandingWork({ state: this.lifecycle.state, queued: d.queue.size, firstQueued: d.queue.peek(), running: d.inFlight, midway: d.midway, trackers: this.trackers, outputs: this.ready.length });
   }
 
   hasPendingWork(): boolean {
@@ -189,12 +186,12 @@ export class StreamTask<S = unknown> {
   }
 
   inFlightCount(): number {
-    return this.inFlight + this.queue.size;
+    return this.dispatch.inFlight + this.dispatch.queue.size;
   }
 
   /** Collects what the next commit must make durable; undefined when there is nothing. */
   takeCommit(): TaskCommit | undefined {
-    if (this.mutex.locked) return undefined; // a sequential record is mid-way: its writes are not complete
+    if (this.dispatch.midway) return undefined; // a sequential record is mid-way: its writes are not complete
     if (this.lifecycle.discarded) return undefined;
     const positions: TaskCommit['positions'] = [];
     for (const [topic, tracker] of this.trackers) {
@@ -231,7 +228,7 @@ export class StreamTask<S = unknown> {
   async close(): Promise<void> {
     if (this.lifecycle.state === 'created' || this.lifecycle.state === 'restoring') return this.lifecycle.to('closed');
     this.lifecycle.to('closing');
-    await this.settled(Infinity);
+    await this.dispatch.settled(Infinity);
     if (this.lifecycle.state !== 'closing') return; // abandoned while it waited (a stop's grace ran out)
     await this.processor.close?.();
     if (this.lifecycle.state === 'closing') this.lifecycle.to('closed');
@@ -247,16 +244,16 @@ export class StreamTask<S = unknown> {
    */
   async handOver(finishMs = HANDOVER_FINISH_MS): Promise<HandOverReport> {
     this.lifecycle.to('handing-over');
-    const unstarted = this.queue.size;
+    const unstarted = this.dispatch.queue.size;
     this.processor.handingOver?.();
-    await this.settled(finishMs);
-    const cut = this.inFlight;
-    if (cut > 0 || this.mutex.locked) {
+    await this.dispatch.settled(finishMs);
+    const cut = this.dispatch.inFlight;
+    if (cut > 0 || this.dispatch.midway) {
       this.stopSignalled = true;
       this.processor.abandon?.();
       // Bounded: records whose abort never settles (a sink waiting on its aborted writer) must not
       // hold the move up; they stay unfinished either way.
-      await this.settled(STOP_GRACE_MS);
+      await this.dispatch.settled(STOP_GRACE_MS);
     }
     await this.processor.close?.();
     if (this.lifecycle.state === 'handing-over') this.lifecycle.to('handed-over');
@@ -274,92 +271,15 @@ export class StreamTask<S = unknown> {
     this.processor.abandon?.();
     for (const s of this.storeByName.values()) s.discardPending();
     this.ready = [];
-    await this.settled(boundMs);
+    await this.dispatch.settled(boundMs);
     await this.processor.close?.();
     this.lifecycle.to('abandoned');
   }
 
-  /** Resolves once nothing runs (or after `boundMs`). */
-  private settled(boundMs: number): Promise<void> {
-    if (this.inFlight === 0 && !this.mutex.locked) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = Number.isFinite(boundMs) ? setTimeout(resolve, boundMs) : undefined;
-      this.settledWaiters.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-  }
-
-  private notifySettled(): void {
-    if (this.inFlight > 0 || this.mutex.locked || this.settledWaiters.length === 0) return;
-    const waiters = this.settledWaiters;
-    this.settledWaiters = [];
-    for (const w of waiters) w();
-  }
-
-  private async drain(): Promise<void> {
-    if (this.node.definition.concurrency) return this.dispatchConcurrent(); // synchronous: no turn to miss
-    if (this.draining) return;
-    this.draining = true;
-    await this.drainSequential();
-  }
-
-  /** Clears `draining` in the turn of its last look at the queue: one await later, a record offered in
-   * between stayed queued, for good if no other came (a Kafka task busy forever, issue 18). */
-  private async drainSequential(): Promise<void> {
-    try {
-      while (this.queue.size > 0 && this.lifecycle.accepting) {
-        const deadline = performance.now() + SLICE_MS;
-        await this.mutex.runExclusive(async () => {
-          // The clock is read every few records: reading it per record cost as much as a small processor.
-          for (let n = 0; this.queue.size > 0 && this.lifecycle.accepting; n++) {
-            if ((n & 15) === 15 && performance.now() >= deadline) break;
-            const pending = this.handler.handle(this.queue.take(), this.sharedContext, this.ready);
-            if (pending) await pending;
-          }
-        });
-        this.notifySettled();
-        this.options.onActivity();
-        if (this.queue.size > 0) await yieldToLoop();
-      }
-    } finally {
-      this.draining = false;
-    }
-  }
-
-  private dispatchConcurrent(): void {
-    const { maxInFlight, perKeyOrder } = this.node.definition.concurrency!;
-    while (this.queue.size > 0 && this.inFlight < maxInFlight && this.lifecycle.accepting) {
-      const record = this.queue.take();
-      if (perKeyOrder) {
-        const waiting = this.keysInFlight.get(record.key);
-        if (waiting) {
-          waiting.push(record);
-          continue;
-        }
-        this.keysInFlight.set(record.key, []);
-      }
-      this.runConcurrent(record);
-    }
-  }
-
-  private runConcurrent(record: RawRecord): void {
-    this.inFlight++;
+  /** A concurrent record gets a context of its own, so that its outputs are its own until it ends. */
+  private runConcurrent(record: RawRecord): Promise<void> | void {
     const outputs: OutputRecord[] = [];
-    const ctx = this.contextFor(() => outputs);
-    void Promise.resolve(this.handler.handle(record, ctx, outputs)).finally(() => {
-      this.inFlight--;
-      if (this.node.definition.concurrency!.perKeyOrder) {
-        const waiting = this.keysInFlight.get(record.key)!;
-        const next = waiting.shift();
-        if (next && this.lifecycle.accepting) this.runConcurrent(next);
-        else if (!next) this.keysInFlight.delete(record.key);
-      }
-      this.dispatchConcurrent();
-      this.notifySettled();
-      this.options.onActivity();
-    });
+    return this.handler.handle(record, this.contextFor(() => outputs), outputs);
   }
 
   /**
