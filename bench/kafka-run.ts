@@ -31,6 +31,11 @@ function extraWorkerArgs(): string[] {
   return (process.env.CRAWLSTREAM_BENCH_WORKER_ARGS ?? '').split(/\s+/).filter(Boolean);
 }
 
+/** CRAWLSTREAM_BENCH_WORKER_NODE_ARGS: Node flags for every worker (e.g. "--cpu-prof --cpu-prof-dir=DIR"; Node refuses --cpu-prof in NODE_OPTIONS). */
+function workerNodeArgs(): string[] {
+  return (process.env.CRAWLSTREAM_BENCH_WORKER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+}
+
 /** CRAWLSTREAM_BENCH_WORKER_LOGS=DIR: each worker's whole stderr is appended to DIR/kafka-<n>w-w<i>.log (the run keeps only a tail). */
 function workerLog(workers: number, i: number): string | undefined {
   const dir = process.env.CRAWLSTREAM_BENCH_WORKER_LOGS;
@@ -117,7 +122,7 @@ export async function runKafka(paths: Paths, services: Services, workers: number
     const waitingForCrawl = new Promise<void>((resolve) => {
       for (let i = 0; i < workers; i++) {
         const log = workerLog(workers, i);
-        procs.push(startMeasured(process.execPath, [paths.bin, 'worker', ...kafkaFlags, '--schema-registry', services.registry,
+        procs.push(startMeasured(process.execPath, [...workerNodeArgs(), paths.bin, 'worker', ...kafkaFlags, '--schema-registry', services.registry,
           '--clickhouse-url', `${services.clickhouse}/${id}`, '--allow-network', '127.0.0.0/8', '--data-dir', join(scratch, `w${i}`), ...extraWorkerArgs()], {
           cwd: scratch,
           threads: workers === 1,
@@ -199,6 +204,7 @@ export async function runKafka(paths: Paths, services: Services, workers: number
       `worker CPU/RSS cover their whole life (start-up and shutdown too); services' CPU during the crawl (s): ${JSON.stringify(servicesCpu)}`,
       `per-worker peak RSS MB: ${measured.map((m) => m.peakRssMb).join(', ')}`,
     ];
+    if (workerNodeArgs().length) run.notes.push(`workers ran under node ${workerNodeArgs().join(' ')} (CRAWLSTREAM_BENCH_WORKER_NODE_ARGS)`);
     if (extraWorkerArgs().length) run.notes.push(`workers ran with ${extraWorkerArgs().join(' ')} (CRAWLSTREAM_BENCH_WORKER_ARGS)`);
     if (!reportedIdle) {
       run.notes.push(`status --wait-idle did not report idle (${lastLine(idle.stderr) || 'no output'}); wall = seed → the sink's last new fetch row`);
