@@ -5,7 +5,7 @@
 // refuses a data directory whose state does not match its log (data-dir.ts) and
 // passes readers over records that log damage made unreadable (log-damage.ts). A failed commit is
 // fatal: nothing is appended or committed after it, and every wait (produce, whenIdle, stop) ends
-// with its error.
+// with its error. Which task reads which log, and feeding them, is log-readers.ts.
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import type { Logger } from '../api.js';
@@ -21,7 +21,8 @@ import { PartitionLog, type LogEnd } from './partition-log.js';
 import { encodeJson, logEndKey, metaKey, openStateDb, positionKey, readCounters, readJson, readLogEnd, readPosition, type StateDb } from './state-db.js';
 import { GroupCommit, type CommitHost } from './group-commit.js';
 import { checkBeforeState, refuseLostCommits, settleIdentity, type UncommittedTail } from './data-dir.js';
-import { LogDamage, placeholder, type DamageSummary } from './log-damage.js';
+import { LogDamage, type DamageSummary } from './log-damage.js';
+import { LogReaders } from './log-readers.js';
 
 export interface EmbeddedOptions<S> {
   dataDir: string;
@@ -57,7 +58,7 @@ export { DEFAULT_STOP_GRACE_MS, type StopReport, type Unfinished } from './catch
 export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   readonly tasks: StreamTask<S>[] = [];
   private readonly logs = new Map<string, PartitionLog>();
-  private readonly consumers = new Map<string, StreamTask<S>[]>();
+  private readonly readers = new LogReaders<S>((topic, p) => this.log(topic, p), () => this.state === 'stopped');
   private commits!: GroupCommit<S>;
   /**
    * running; draining once stop() began (only sinks still take records); stopped once every task is
@@ -65,8 +66,6 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
    */
   private state: 'running' | 'draining' | 'stopped' = 'running';
   private readonly timers: NodeJS.Timeout[] = [];
-  private readonly toPump = new Set<StreamTask<S>>();
-  private pumpScheduled = false;
   private fatal: Error | undefined;
   private onFatal!: () => void;
   /** Settles when a fatal error is recorded: long waits race it. */
@@ -148,7 +147,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
       }, every);
       this.timers.push(timer);
     }
-    for (const t of this.tasks) this.pumpSoon(t);
+    for (const t of this.tasks) this.readers.pumpSoon(t);
     const retention = setInterval(() => this.applyRetention(), 10_000);
     retention.unref();
     this.timers.push(retention);
@@ -213,7 +212,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
         const others = Promise.all(this.tasks.filter((t) => !sinks.includes(t)).map((t) => t.close()));
         await Promise.race([others, this.fatalSignal, othersOver]);
         if (!this.fatal) await Promise.race([this.commits.now(), this.fatalSignal]);
-        if (!this.fatal) await catchUp({ tasks: sinks, endOf, pump: (t) => this.pumpSoon(t), failed: () => !!this.fatal, boundMs: left() });
+        if (!this.fatal) await catchUp({ tasks: sinks, endOf, pump: (t) => this.readers.pumpSoon(t), failed: () => !!this.fatal, boundMs: left() });
         await Promise.race([Promise.all(sinks.map((t) => t.close())), this.fatalSignal, graceOver]);
       }
       this.state = 'stopped';
@@ -237,7 +236,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   /** Deletes log segments every consumer has passed (and, for retained topics, that are old enough). */
   applyRetention(): void {
     for (const topic of this.options.topology.topics.values()) {
-      const readers = this.consumers.get(topic.name) ?? [];
+      const readers = this.readers.of(topic.name);
       for (let p = 0; p < this.partitions; p++) {
         const log = this.log(topic.name, p);
         let below = log.end;
@@ -277,7 +276,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
     const ops: { type: 'del'; key: Buffer }[] = [];
     for (const topic of topics) {
       for (let p = 0; p < this.partitions; p++) ops.push({ type: 'del', key: logEndKey(topic, p) });
-      for (const t of this.consumers.get(topic) ?? []) ops.push({ type: 'del', key: positionKey(this.group(t.node.storedName), topic, t.partition) });
+      for (const t of this.readers.of(topic)) ops.push({ type: 'del', key: positionKey(this.group(t.node.storedName), topic, t.partition) });
     }
     await this.db.batch(ops as never);
     for (const topic of topics) rmSync(join(this.options.dataDir, 'log', topic), { recursive: true, force: true });
@@ -304,15 +303,15 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
           owns: owns ? (r) => owns(r, p, this.partitions) : scaled ? (r) => partitionFor(r.key, this.partitions) === p : undefined,
           onActivity: () => {
             this.commits.request();
-            this.pumpSoon(task);
+            this.readers.pumpSoon(task);
           },
           onCommitted: this.options.onCommitted,
         });
         this.tasks.push(task);
-        for (const topic of node.inputs) this.consumers.set(topic, [...(this.consumers.get(topic) ?? []), task]);
+        this.readers.add(task);
       }
     }
-    for (const log of this.logs.values()) log.setReaders(this.consumers.has(log.topic));
+    for (const log of this.logs.values()) log.setReaders(this.readers.of(log.topic).length > 0);
   }
 
   /** Reads a task's positions and counters (its stores are the shared database itself) and starts it. */
@@ -333,49 +332,6 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
     if (lost) task.metrics.count('lost-records', lost);
   }
 
-  private pumpSoon(task: StreamTask<S>): void {
-    this.toPump.add(task);
-    if (this.pumpScheduled) return;
-    this.pumpScheduled = true;
-    setImmediate(() => {
-      this.pumpScheduled = false;
-      const tasks = [...this.toPump];
-      this.toPump.clear();
-      for (const t of tasks) this.pump(t);
-    });
-  }
-
-  private pump(task: StreamTask<S>): void {
-    if (this.state === 'stopped') return;
-    for (const topic of task.node.inputs) {
-      const log = this.log(topic, task.partition);
-      this.trimTail(log);
-      for (let capacity = task.capacity(); capacity > 0; capacity = task.capacity()) {
-        const next = task.nextOffset(topic);
-        const records = log.read(next, Math.min(capacity, 512));
-        if (records.length === 0) {
-          // Offsets damage made unreadable: the restored position marks the range's last one finished.
-          const lost = log.lostAt(next);
-          if (!lost) break;
-          records.push(placeholder(log, lost.to - 1));
-        }
-        task.offer(records);
-      }
-      this.trimTail(log);
-    }
-  }
-
-  /** Lets the log drop the records every reader of it in this process has read. */
-  private trimTail(log: PartitionLog): void {
-    let below = log.end;
-    for (const t of this.consumers.get(log.topic) ?? []) {
-      if (t.partition !== log.partition) continue;
-      if (!t.started) return; // where it will start reading is not known yet
-      below = Math.min(below, t.nextOffset(log.topic));
-    }
-    log.readBy(below);
-  }
-
   /** Records a fatal error: no commit follows it, and every wait ends with it. */
   fail(err: Error): void {
     if (!this.fatal) {
@@ -394,6 +350,6 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
   }
 
   published(log: PartitionLog): void {
-    for (const t of this.consumers.get(log.topic) ?? []) if (t.partition === log.partition) this.pumpSoon(t);
+    this.readers.published(log);
   }
 }
