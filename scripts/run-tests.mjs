@@ -8,14 +8,14 @@
 //   node scripts/run-tests.mjs --list          the plan (tier, services, expected time), nothing run
 // CRAWLSTREAM_TEST_JOBS=N sets how many process and e2e files run at once (default one more than the cores);
 // CRAWLSTREAM_TEST_PACED=N how many files marked `paced` run at once beside them (default 2; `alone`: one
-// at a time with nothing else running);
+// at a time with nothing else running but CRAWLSTREAM_TEST_BESIDE=N unit files, default 1);
 // CRAWLSTREAM_TEST_FILE_TIMEOUT (seconds, default 600) ends a file that hangs, as a failure;
 // CRAWLSTREAM_TEST_NO_RETRY=1 turns off the one retry of files marked `retry`.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
-import { nextToStart, order, pacedSlots, planFile } from './test-plan.mjs';
+import { besideSlots, nextToStart, order, pacedSlots, planFile } from './test-plan.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const dist = join(root, 'dist');
@@ -26,7 +26,7 @@ const listOnly = args.includes('--list');
 const filters = args.filter((a) => !a.startsWith('--'));
 const cpus = availableParallelism();
 const paced = pacedSlots();
-const slots = { cpu: cpus, wait: Number(process.env.CRAWLSTREAM_TEST_JOBS) || cpus + 1, paced: paced === 'alone' ? 0 : paced };
+const slots = { cpu: cpus, wait: Number(process.env.CRAWLSTREAM_TEST_JOBS) || cpus + 1, paced: paced === 'alone' ? 0 : paced, beside: besideSlots() };
 const fileTimeoutMs = (Number(process.env.CRAWLSTREAM_TEST_FILE_TIMEOUT) || 600) * 1000;
 
 function walk(dir, out = []) {
@@ -85,7 +85,7 @@ function runFile(f) {
 
 const counts = { unit: 0, process: 0, e2e: 0 };
 for (const f of files) counts[f.tier]++;
-console.log(`# ${files.length} file(s): ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(', ')}; ${slots.cpu} unit, ${slots.wait} process/e2e and ${paced === 'alone' ? 'one paced file alone' : `${slots.paced} paced`} at once`);
+console.log(`# ${files.length} file(s): ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(', ')}; ${slots.cpu} unit, ${slots.wait} process/e2e and ${paced === 'alone' ? `one paced file alone (${slots.beside} unit beside it)` : `${slots.paced} paced`} at once`);
 
 const began = performance.now();
 const queue = [...files];

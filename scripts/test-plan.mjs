@@ -12,7 +12,9 @@
 // crawls' hand-overs and recrawl rates); such files run first, one after another. `paced` files are
 // long crawls that may share the machine but not with many of their kind: at most `slots.paced` of
 // them run at once (CRAWLSTREAM_TEST_PACED, default 2), in a pool of their own beside the other
-// tiers, started before the rest; with CRAWLSTREAM_TEST_PACED=alone each runs as if it were `alone`.
+// tiers, started before the rest; with CRAWLSTREAM_TEST_PACED=alone each runs as if it were `alone`,
+// except that `slots.beside` unit files (CRAWLSTREAM_TEST_BESIDE, default 1) may run next to it: a
+// paced crawl mostly waits on politeness delays, a unit file uses no service and one core at most.
 // `retry` runs a file once more after a failure, said loudly: only for a known, open fault (named in
 // the file). `~90s` says how long a file usually takes, so that a fresh clone (no earlier run's times
 // under dist/) still starts the longest files first and the run does not end on one long file.
@@ -52,6 +54,14 @@ export function pacedSlots(value = process.env.CRAWLSTREAM_TEST_PACED, cores = a
   return n;
 }
 
+/** How many unit files may run beside a paced file made to run alone: CRAWLSTREAM_TEST_BESIDE, default 1. */
+export function besideSlots(value = process.env.CRAWLSTREAM_TEST_BESIDE) {
+  if (value === undefined || value === '') return 1;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`CRAWLSTREAM_TEST_BESIDE must be a whole number of files (0 or more), not "${value}"`);
+  return n;
+}
+
 export function planFile(relPath, absPath, times = {}, paced = 2) {
   const words = directive(absPath);
   const named = relPath.includes('.e2e.') || relPath.includes('.integration.') ? 'e2e' : 'unit';
@@ -61,6 +71,8 @@ export function planFile(relPath, absPath, times = {}, paced = 2) {
   const holds = new Set();
   const isPaced = words.includes('paced');
   const alone = words.includes('alone') || (isPaced && paced === 'alone');
+  // A paced file made to run alone leaves room for unit files; one marked `alone` leaves none.
+  const admitsUnits = alone && !words.includes('alone');
   const retry = words.includes('retry');
   let hint;
   for (const w of words) {
@@ -75,7 +87,7 @@ export function planFile(relPath, absPath, times = {}, paced = 2) {
     else if (!['alone', 'paced', 'retry'].includes(w) && !TIERS.includes(w)) throw new Error(`${relPath}: unknown test-plan word "${w}"`);
   }
   const seconds = times[relPath] ?? hint ?? DEFAULT_SECONDS[tier];
-  return { path: relPath, tier, uses, holds, alone, paced: isPaced && !alone, retry, seconds };
+  return { path: relPath, tier, uses, holds, alone, admitsUnits, paced: isPaced && !alone, retry, seconds };
 }
 
 /**
@@ -84,9 +96,14 @@ export function planFile(relPath, absPath, times = {}, paced = 2) {
  * files `paced` slots).
  */
 export function nextToStart(queue, running, slots) {
-  if (running.some((f) => f.alone)) return [];
+  const lone = running.find((f) => f.alone);
+  if (lone) return unitsBeside(lone, queue, running, slots);
   const first = queue.find((f) => f.alone);
-  if (first) return running.length === 0 ? [first] : []; // it waits for the others to end, and nothing new starts
+  if (first) {
+    // It waits for the others to end (but the unit files it admits), and nothing new starts meanwhile.
+    const admitted = running.every((f) => isUnit(f)) && running.length <= besideRoom(first, slots);
+    return admitted ? [first, ...unitsBeside(first, queue, running, slots)] : [];
+  }
   const busy = { cpu: 0, wait: 0, paced: 0 };
   const inUse = new Map();
   for (const f of running) {
@@ -108,6 +125,23 @@ export function nextToStart(queue, running, slots) {
     busy[pool]++;
     for (const s of f.uses) inUse.set(s, (inUse.get(s) ?? 0) + 1);
     for (const s of f.holds) held.add(s);
+  }
+  return start;
+}
+
+const isUnit = (f) => f.tier === 'unit' && !f.alone && f.uses.size === 0;
+const besideRoom = (f, slots) => (f.admitsUnits ? slots.beside ?? 0 : 0);
+
+/** The unit files to start beside a file running alone, in queue order, as far as it admits them. */
+function unitsBeside(lone, queue, running, slots) {
+  let room = besideRoom(lone, slots) - running.filter((f) => f !== lone).length;
+  const start = [];
+  for (const f of queue) {
+    if (room <= 0) break;
+    if (isUnit(f)) {
+      start.push(f);
+      room--;
+    }
   }
   return start;
 }

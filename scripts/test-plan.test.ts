@@ -10,9 +10,10 @@ import { join } from 'node:path';
 interface Planned { path: string; alone: boolean; paced: boolean; seconds: number; holds: Set<string> }
 interface Plan {
   planFile(rel: string, abs: string, times?: Record<string, number>, paced?: number | 'alone'): Planned;
-  nextToStart(queue: Planned[], running: Planned[], slots: { cpu: number; wait: number; paced: number }): Planned[];
+  nextToStart(queue: Planned[], running: Planned[], slots: { cpu: number; wait: number; paced: number; beside?: number }): Planned[];
   order(files: Planned[]): Planned[];
   pacedSlots(value?: string, cores?: number): number | 'alone';
+  besideSlots(value?: string): number;
 }
 // The runner is plain JavaScript outside the compiled tree (it runs before and without a build).
 const plan = (await import(new URL('../../scripts/test-plan.mjs', import.meta.url).href)) as Plan;
@@ -46,6 +47,29 @@ describe('test plan: paced files', () => {
     assert.deepEqual(names(plan.nextToStart(queue.slice(1), [kafka[0]], { ...slots, paced: 0 })), []);
   });
 
+  it('should let unit files run beside a paced file made to run alone, as many as CRAWLSTREAM_TEST_BESIDE says, and nothing else', () => {
+    const [k1, k2] = [1, 2].map((i) => file(`k${i}.integration.test.js`, 'test-plan: e2e paced ~100s', 'alone'));
+    const [u1, u2] = [1, 2].map((i) => file(`u${i}.test.js`, 'x'));
+    const e2e = file('a.e2e.test.js', 'test-plan: e2e ~60s');
+    const lone = { ...slots, paced: 0, beside: 1 };
+    const queue = plan.order([u1, u2, e2e, k1, k2]);
+    assert.deepEqual(names(plan.nextToStart(queue, [], lone)), ['k1.integration.test.js', 'u1.test.js'], 'the crawl and one unit file');
+    assert.deepEqual(names(plan.nextToStart([k2, e2e, u2], [k1, u1], lone)), [], 'no second unit file, no e2e file, no second crawl');
+    assert.deepEqual(names(plan.nextToStart([k2, e2e, u2], [k1], lone)), ['u2.test.js'], 'a unit file ended: the next one starts');
+    assert.deepEqual(names(plan.nextToStart([k2, e2e], [u2], lone)), ['k2.integration.test.js'], 'the next crawl starts beside the unit file still running');
+    assert.deepEqual(names(plan.nextToStart([k2], [e2e], lone)), [], 'but not beside an e2e file');
+    assert.deepEqual(names(plan.nextToStart(plan.order([u1, k1]), [], { ...lone, beside: 0 })), ['k1.integration.test.js'], 'CRAWLSTREAM_TEST_BESIDE=0: alone');
+  });
+
+  it('should run a file marked alone with nothing beside it, not even a unit file', () => {
+    const x = file('x.e2e.test.js', 'test-plan: e2e alone ~100s');
+    const u = file('u.test.js', 'x');
+    const lone = { ...slots, paced: 0, beside: 1 };
+    assert.deepEqual(names(plan.nextToStart(plan.order([u, x]), [], lone)), ['x.e2e.test.js']);
+    assert.deepEqual(names(plan.nextToStart([u], [x], lone)), []);
+    assert.deepEqual(names(plan.nextToStart([x], [u], lone)), [], 'it waits for the unit file to end');
+  });
+
   it('should still keep a paced file that holds a service from running beside that service\'s users', () => {
     const faults = file('faults.integration.test.js', 'test-plan: e2e holds=kafka paced');
     const user = file('user.integration.test.js', 'test-plan: e2e paced');
@@ -60,6 +84,9 @@ describe('test plan: paced files', () => {
     assert.equal(plan.pacedSlots('alone'), 'alone');
     assert.throws(() => plan.pacedSlots('0'), /CRAWLSTREAM_TEST_PACED must be a whole number/);
     assert.throws(() => plan.pacedSlots('two'), /not "two"/);
+    assert.equal(plan.besideSlots(undefined), 1);
+    assert.equal(plan.besideSlots('0'), 0);
+    assert.throws(() => plan.besideSlots('-1'), /CRAWLSTREAM_TEST_BESIDE must be a whole number/);
   });
 });
 
