@@ -53,7 +53,7 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
   const ends = new Map<string, number>();
   const pending: RestoreTarget[] = [];
   const found = await partitionEnds(kafka, admin, [...new Set(targets.map((t) => t.topic))]);
-  const unstable = new Map<string, { stable: number; checkpoint: number }>();
+  const unstable = new Map<string, Unstable>();
   for (const t of targets) {
     const id = `${t.topic}/${t.partition}`;
     const end = found.get(id);
@@ -68,7 +68,7 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
     pending.push({ ...t, from });
     // Something to read, and a transaction below the end still open: its outcome (and that of any
     // committed after it) must be known before reading.
-    if (stable < high) unstable.set(id, { stable, checkpoint: t.from });
+    if (stable < high) unstable.set(id, { topic: t.topic, partition: t.partition, stable, checkpoint: t.from });
   }
   if (unstable.size && !(await untilStable(kafka, admin, unstable, ends, o))) return reached;
   if (pending.length === 0) return reached;
@@ -140,12 +140,15 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
   return reached;
 }
 
+/** A partition with a transaction still open below its end. */
+interface Unstable { topic: string; partition: number; stable: number; checkpoint: number }
+
 /**
  * Waits until every partition's last stable offset reached its end (the high watermark taken at the
  * start): every transaction that wrote below it is committed or aborted. False when the restore is no
  * longer wanted; throws, naming the offsets, when the wait passes its bound.
  */
-async function untilStable(kafka: Kafka, admin: Admin, unstable: Map<string, { stable: number; checkpoint: number }>, ends: ReadonlyMap<string, number>, o: RestoreOptions): Promise<boolean> {
+async function untilStable(kafka: Kafka, admin: Admin, unstable: Map<string, Unstable>, ends: ReadonlyMap<string, number>, o: RestoreOptions): Promise<boolean> {
   const bound = o.stableWithinMs ?? STABLE_WAIT_MS;
   const started = performance.now();
   let toldAt: number | undefined;
@@ -154,7 +157,7 @@ async function untilStable(kafka: Kafka, admin: Admin, unstable: Map<string, { s
     if (o.wanted && !o.wanted()) return false;
     const waited = performance.now() - started;
     if (waited >= bound) {
-      const writers = await writersAt(kafka, [...unstable].map(([id, u]) => ({ topic: id.slice(0, id.lastIndexOf('/')), partition: Number(id.slice(id.lastIndexOf('/') + 1)), offset: u.stable })));
+      const writers = await writersAt(kafka, [...unstable.values()].map((u) => ({ topic: u.topic, partition: u.partition, offset: u.stable })));
       const held = [...writers].map(([id, w]) => `${id}@${w.offset} by producer id ${w.producerId} epoch ${w.producerEpoch}${w.inTransaction ? '' : ' (not in a transaction)'}, key ${w.key}`).join('; ');
       throw new Error(`an open transaction held the changelog below its end for ${Math.round(waited / 1000)} s (${describe()}${held ? `; held at ${held}` : ''}); a worker's transaction ends within its timeout, so one that does not is left hanging on the broker (kafka-transactions.sh describe-producers names its transactional id; find-hanging and abort end it)`);
     }
@@ -163,7 +166,7 @@ async function untilStable(kafka: Kafka, admin: Admin, unstable: Map<string, { s
       o.logger?.info(`restore waits for an open transaction to end before reading (${describe()}; up to ${Math.round((bound - waited) / 1000)} s more)`);
     }
     await new Promise((r) => setTimeout(r, Math.min(20 * 2 ** attempt, 500)));
-    const stable = await stableOffsets(admin, [...new Set([...unstable.keys()].map((id) => id.slice(0, id.lastIndexOf('/'))))]);
+    const stable = await stableOffsets(admin, [...new Set([...unstable.values()].map((u) => u.topic))]);
     for (const [id, u] of unstable) {
       u.stable = stable.get(id) ?? u.stable;
       if (u.stable >= ends.get(id)!) unstable.delete(id);
