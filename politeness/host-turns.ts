@@ -6,8 +6,7 @@
 // One instance per process (crawl services), shared by every fetch task.
 
 import type { Pacing } from './request-pacing.js';
-
-const sleep = (ms: number) => (ms > 0 ? new Promise<void>((r) => setTimeout(r, ms)) : Promise.resolve());
+import { waitAtLeast } from './wait-at-least.js';
 
 /** Resolves when `p` does, or when `signal` aborts: true when it was aborted. */
 function orAborted(p: Promise<unknown>, signal: AbortSignal | undefined): Promise<boolean> {
@@ -21,6 +20,12 @@ function orAborted(p: Promise<unknown>, signal: AbortSignal | undefined): Promis
       resolve(false);
     });
   });
+}
+
+/** Until `now()` has passed `epochMs`: a whole-millisecond clock may read `epochMs` up to 1 ms before it. */
+function untilAfter(epochMs: number, now: () => number): Promise<void> {
+  const left = epochMs - now();
+  return left > 0 ? waitAtLeast(left + 1) : Promise.resolve();
 }
 
 export class HostTurns {
@@ -46,13 +51,13 @@ export class HostTurns {
     const own = new Promise<boolean>((r) => (ended = (sent = true) => r(sent)));
     // After the turns before it, whenever this one ends: a turn given up early never lets the next
     // request overtake one still on the wire.
-    const mine = Promise.all([previous, own]).then(([, sent]) => (sent ? sleep(pacing.delayMs) : undefined));
+    const mine = Promise.all([previous, own]).then(([, sent]) => (sent ? waitAtLeast(pacing.delayMs) : undefined));
     this.turns.set(host, mine);
     // Bounded: an entry lives only until its host's last request is a delay behind us.
     void mine.then(() => {
       if (this.turns.get(host) === mine) this.turns.delete(host);
     });
-    if ((await orAborted(previous, signal)) || (await orAborted(sleep(pacing.notBefore - this.now()), signal))) {
+    if ((await orAborted(previous, signal)) || (await orAborted(untilAfter(pacing.notBefore, this.now), signal))) {
       ended(false);
       return undefined;
     }

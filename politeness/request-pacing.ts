@@ -4,8 +4,7 @@
 // stage and the render step ask these and never compute a delay themselves.
 import type { FetchRequest, FetchResult } from '../schemas/records.js';
 import { judge } from './host-politeness.js';
-
-const sleep = (ms: number) => (ms > 0 ? new Promise<void>((r) => setTimeout(r, ms)) : Promise.resolve());
+import { waitAtLeast } from './wait-at-least.js';
 
 export interface Pacing {
   /** Least time from the end of one request to this host to the start of the next. */
@@ -82,7 +81,9 @@ export class SubrequestSpacing {
 
   /** Resolves when the next request may start. */
   async turn(): Promise<void> {
-    await sleep(this.lastEnd + this.request.delay_ms - this.now());
+    // `now` reads whole milliseconds: the end it stamped may have been up to 1 ms later.
+    const left = this.lastEnd + this.request.delay_ms - this.now();
+    if (left > 0) await waitAtLeast(left + 1);
   }
 
   /** The request that took the turn has ended. */
