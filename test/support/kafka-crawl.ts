@@ -30,6 +30,8 @@ export interface KafkaCrawlOptions {
   seedFlags?: string[] | ((web: SyntheticWeb) => string[]);
   /** Wait for `status --wait-idle` (default), or let the workers run this long and stop them. */
   runForMs?: number;
+  /** With `runForMs`: stop as soon as this holds of what the server has seen (`runForMs` is then the bound). */
+  stopWhen?: (web: SyntheticWeb) => boolean;
   /** Options added to worker i's command line. */
   workerArgs?: (i: number) => string[];
 }
@@ -74,8 +76,10 @@ async function run(crawl: KafkaCrawl, kafkaFlags: string[], midway: Parameters<t
     }
   }, 10);
   if (o.runForMs !== undefined) {
-    // A crawl that never drains (--recrawl) runs for a while; its workers then stop as Ctrl-C stops them.
-    await new Promise((r) => setTimeout(r, o.runForMs));
+    // A crawl that never drains (--recrawl) runs until what the server saw shows what the test needs, or
+    // for a while; its workers then stop as Ctrl-C stops them.
+    const bound = Date.now() + o.runForMs;
+    while (Date.now() < bound && !(o.stopWhen?.(web) ?? false)) await new Promise((r) => setTimeout(r, 100));
     crawl.idle = await runCli(['status', ...kafkaFlags]);
     for (const w of crawl.workers) w.child.kill('SIGTERM');
     await Promise.all(crawl.workers);
