@@ -40,7 +40,10 @@ export async function connectCluster(o: ClusterOptions): Promise<Cluster> {
         o.logger.warn(`kafka: ${entry.log.message}`);
       }
     },
-    retry: { retries: 12, initialRetryTime: 200, maxRetryTime: 10_000 },
+    // Backoff capped at 2 s (the Java client caps it at 1 s, retry.backoff.max.ms), over about as long
+    // as before (~75 s): at 10 s a send waiting out a 13 s broker restart came back after 22 s, by
+    // then its worker's tasks had been claimed by the other worker, and the crawl stalled 17-50 s.
+    retry: { retries: 40, initialRetryTime: 200, maxRetryTime: 2_000 },
   });
   const requests = new RequestCounts();
   requests.attach(kafka);
