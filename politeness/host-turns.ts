@@ -6,7 +6,7 @@
 // One instance per process (crawl services), shared by every fetch task.
 
 import type { Pacing } from './request-pacing.js';
-import { waitAtLeast } from './wait-at-least.js';
+import { untilPast, waitAtLeast } from './wait-at-least.js';
 
 /** Resolves when `p` does, or when `signal` aborts: true when it was aborted. */
 function orAborted(p: Promise<unknown>, signal: AbortSignal | undefined): Promise<boolean> {
@@ -20,12 +20,6 @@ function orAborted(p: Promise<unknown>, signal: AbortSignal | undefined): Promis
       resolve(false);
     });
   });
-}
-
-/** Until `now()` has passed `epochMs`: a whole-millisecond clock may read `epochMs` up to 1 ms before it. */
-function untilAfter(epochMs: number, now: () => number): Promise<void> {
-  const left = epochMs - now();
-  return left > 0 ? waitAtLeast(left + 1) : Promise.resolve();
 }
 
 export class HostTurns {
@@ -57,7 +51,7 @@ export class HostTurns {
     void mine.then(() => {
       if (this.turns.get(host) === mine) this.turns.delete(host);
     });
-    if ((await orAborted(previous, signal)) || (await orAborted(untilAfter(pacing.notBefore, this.now), signal))) {
+    if ((await orAborted(previous, signal)) || (await orAborted(untilPast(pacing.notBefore, this.now), signal))) {
       ended(false);
       return undefined;
     }

@@ -4,7 +4,7 @@
 // stage and the render step ask these and never compute a delay themselves.
 import type { FetchRequest, FetchResult } from '../schemas/records.js';
 import { judge } from './host-politeness.js';
-import { waitAtLeast } from './wait-at-least.js';
+import { untilPast } from './wait-at-least.js';
 
 export interface Pacing {
   /** Least time from the end of one request to this host to the start of the next. */
@@ -81,9 +81,7 @@ export class SubrequestSpacing {
 
   /** Resolves when the next request may start. */
   async turn(): Promise<void> {
-    // `now` reads whole milliseconds: the end it stamped may have been up to 1 ms later.
-    const left = this.lastEnd + this.request.delay_ms - this.now();
-    if (left > 0) await waitAtLeast(left + 1);
+    await untilPast(this.lastEnd + this.request.delay_ms, this.now);
   }
 
   /** The request that took the turn has ended. */

@@ -18,3 +18,12 @@ export async function waitAtLeast(ms: number, clock: () => number = () => perfor
     await new Promise<void>((resolve) => timer(resolve, Math.ceil(left)));
   }
 }
+
+/**
+ * Until a whole-millisecond clock (`now`, e.g. Date.now) has passed `epochMs`: it may read `epochMs`
+ * up to 1 ms before that moment really came, so a wait is 1 ms longer than the clock says.
+ */
+export function untilPast(epochMs: number, now: () => number): Promise<void> {
+  const left = epochMs - now();
+  return left > 0 ? waitAtLeast(left + 1) : Promise.resolve();
+}
