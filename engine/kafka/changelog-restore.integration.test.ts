@@ -10,6 +10,7 @@ import { Kafka, logLevel, type Producer, type Transaction } from 'kafkajs';
 import { requireServices } from '../../test/support/services.js';
 import { restoreChangelogs } from './changelog-restore.js';
 import { createTopics } from './topic-admin.js';
+import { partitionEnds } from './partition-ends.js';
 
 describe('changelog restore past an open transaction', () => {
   const kafka = new Kafka({ brokers: [requireServices().kafka], clientId: 'restore-test', logLevel: logLevel.NOTHING });
@@ -52,6 +53,15 @@ describe('changelog restore past an open transaction', () => {
     const open = await other.transaction();
     await open.send({ topic, messages: [{ key: 'pending', value: 'v-pending', partition: 0 }] });
     const checkpoint = await commit(['k3', 'k4']);
+    // EndTxn returns once the coordinator has decided; the commit marker reaches the partition after
+    // it. Until it does the log ends at the checkpoint and there is nothing to restore (the fresh-clone
+    // CI failure of this file): wait for the marker, so the partition is what each test describes.
+    for (let waited = 0; ; waited += 20) {
+      const high = (await partitionEnds(kafka, admin, [topic])).get(`${topic}/0`)!.high;
+      if (high > checkpoint) break;
+      assert.ok(waited < 10_000, `the owner's commit marker did not reach ${topic}/0 within 10 s (end ${high}, checkpoint ${checkpoint})`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
     const [p] = await admin.fetchTopicOffsets(topic);
     assert.ok(Number(p.high) < checkpoint, `the admin's end (${p.high}) is the last stable offset, held below the checkpoint ${checkpoint} by the open transaction`);
     return { open, checkpoint };
