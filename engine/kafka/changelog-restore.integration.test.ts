@@ -3,7 +3,7 @@
 // broker restart a worker found its tasks' local state "ahead of changelog" and could not start
 // them). The open transaction holds the partition's last stable offset at its first record; records
 // committed after it, and a local checkpoint past them, lie beyond. A real broker: the last stable
-// offset is the broker's, not a model of it.
+// offset is the broker's, not a model of it. Also: a restore leaves no consumer group behind.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Kafka, logLevel, type Producer, type Transaction } from 'kafkajs';
@@ -21,7 +21,7 @@ describe('changelog restore past an open transaction', () => {
   before(() => admin.connect());
   after(async () => {
     for (const p of producers) await p.disconnect().catch(() => {});
-    await admin.deleteTopics({ topics: ['a', 'b', 'c', 'd'].map((t) => `${prefix}${t}.changelog`) }).catch(() => {});
+    await admin.deleteTopics({ topics: ['a', 'b', 'c', 'd', 'e'].map((t) => `${prefix}${t}.changelog`) }).catch(() => {});
     await admin.disconnect();
   });
 
@@ -104,6 +104,22 @@ describe('changelog restore past an open transaction', () => {
     const { reached, applied } = await restore(topic, 0, () => void open.commit());
     assert.deepEqual(applied, ['k0', 'k1', 'k2', 'pending', 'k3', 'k4']);
     assert.ok(reached > checkpoint, `restored up to ${reached}, past the owner's last commit (${checkpoint}) and its marker`);
+  });
+
+  it('should leave no consumer group behind on the broker', async () => {
+    // `status` restores the task-status topic every second: each group left behind was kept for days.
+    const topic = `${prefix}e.changelog`;
+    await createTopics(admin, [{ name: topic, partitions: 1, configs: { 'cleanup.policy': 'compact' } }]);
+    const owner = await transactional(`${topic}-owner`);
+    const t = await owner.transaction();
+    await t.send({ topic, messages: [{ key: 'k0', value: 'v', partition: 0 }] });
+    await t.commit();
+    const groupId = `${prefix}restore-group`;
+    const applied: string[] = [];
+    await restoreChangelogs(kafka, admin, [{ topic, partition: 0, from: 0 }], async (_t, entries) => void applied.push(...entries.map((e) => e.key.toString('utf8'))), { groupId });
+    assert.deepEqual(applied, ['k0']);
+    const { groups } = await admin.listGroups();
+    assert.deepEqual(groups.filter((g) => g.groupId === groupId), [], 'the restore\'s group is gone');
   });
 
   it('should fail, naming the producer that holds the partition, when the transaction outlives the bound', async () => {

@@ -40,6 +40,8 @@ export interface RestoreOptions {
   stableWithinMs?: number;
   /** Turned false (the task moved on): the wait ends and nothing is restored. */
   wanted?: () => boolean;
+  /** The reading consumer's group, deleted once the restore ends (default: a fresh one each time). */
+  groupId?: string;
 }
 
 export type RestoreApply = (topic: string, entries: { key: Buffer; value: Buffer | null; offset: number; timestamp: number }[]) => Promise<void>;
@@ -75,8 +77,12 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
 
   const assigned = new Map<string, number[]>();
   for (const t of pending) assigned.set(t.topic, [...(assigned.get(t.topic) ?? []), t.partition]);
+  // A group of its own (kafkajs cannot read without one), committing nothing and deleted afterwards:
+  // `status` restores the task-status topic every second, and each group that committed offsets stayed
+  // on the broker for the offsets' retention (7 days), thousands of them to load after every restart.
+  const groupId = o.groupId ?? `crawlstream-restore-${randomUUID()}`;
   const consumer = kafka.consumer({
-    groupId: `crawlstream-restore-${randomUUID()}`,
+    groupId,
     partitionAssigners: [fixedAssigner(() => assigned)],
     readUncommitted: false,
     maxWaitTimeInMs: 100,
@@ -114,6 +120,7 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
         if (!e.payload.restart) reject(e.payload.error);
       });
       consumer.run({
+        autoCommit: false,
         eachBatch: async ({ batch, heartbeat }) => {
           const entries = batch.messages
             .filter((m) => Number(m.offset) < ends.get(`${batch.topic}/${batch.partition}`)!)
@@ -136,6 +143,11 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
     if (failure) throw new Error(`restoring from changelogs failed: ${failure.message}`);
   } finally {
     await consumer.disconnect();
+    await admin.deleteGroups([groupId]).catch((err: Error & { groups?: { error?: { type?: string } }[] }) => {
+      // Never joined (the restore failed first): nothing was left.
+      if (err.groups?.every((g) => g.error?.type === 'GROUP_ID_NOT_FOUND')) return;
+      o.logger?.warn(`restore: its consumer group ${groupId} was left on the broker (${err.message}); it holds no offsets, so the broker drops it at its next offsets.retention.check.interval.ms`);
+    });
   }
   return reached;
 }

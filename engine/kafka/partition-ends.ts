@@ -94,6 +94,7 @@ export async function writersAt(kafka: Kafka, at: { topic: string; partition: nu
         for (const a of at) consumer.seek({ topic: a.topic, partition: a.partition, offset: String(a.offset) });
       });
       void consumer.run({
+        autoCommit: false, // a look, not a reader: nothing to keep on the broker for its group
         eachBatch: async ({ batch }) => {
           const id = `${batch.topic}/${batch.partition}`;
           const offset = wanted.get(id);
