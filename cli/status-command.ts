@@ -19,23 +19,27 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(await describe(cluster));
       return 0;
     }
-    let quiet = 0;
+    // One verdict is sound on its own (ends are read after the statuses, and a settled task with no
+    // input left produces nothing); a second, on statuses every task published after the first one's,
+    // guards what one read could miss, such as a task moving between workers.
+    let first: Map<string, TaskStatus> | undefined;
     let last = '';
     let lastDetail: string | undefined;
     while (Date.now() < deadline) {
       // The cluster may be restarting or moving leaders: a failed look is "not idle yet", not an error.
-      const { idle, reason, detail } = await check(cluster).catch((err: Error) => ({ idle: false, reason: `cannot read the cluster's state: ${err.message}`, detail: undefined }));
+      const { idle, reason, detail, statuses } = await check(cluster).catch((err: Error) => ({ idle: false, reason: `cannot read the cluster's state: ${err.message}`, detail: undefined, statuses: undefined }));
       // The detail (offsets) moves every second: printed once at the end, not on each change.
       lastDetail = detail;
-      quiet = idle ? quiet + 1 : 0;
-      if (quiet >= 3) {
+      if (!idle || !statuses) first = undefined;
+      else if (!first) first = statuses;
+      else if ([...first].every(([key, s]) => (statuses.get(key)?.at ?? 0) > s.at)) {
         process.stdout.write(await describe(cluster));
         process.stdout.write(`idle: ${reason}\n`);
         return 0;
       }
       if (reason !== last) process.stderr.write(`waiting: ${reason}\n`);
       last = reason;
-      await new Promise((r) => setTimeout(r, 1000));
+      await new Promise((r) => setTimeout(r, first ? 250 : 1000));
     }
     process.stdout.write(await describe(cluster));
     process.stderr.write(`not idle after ${(timeoutMs ?? 0) / 1000} s: ${last}${lastDetail ? ` (${lastDetail})` : ''}\n`);
@@ -54,10 +58,19 @@ function topologyOf(statuses: Map<string, TaskStatus>) {
   return crawlTopology(warc ? [warcProcessor] : []);
 }
 
-async function check(cluster: Cluster): Promise<{ idle: boolean; reason: string; detail?: string }> {
+/** The idle verdict, and the statuses of the tasks it judged (the topology's, on every partition). */
+async function check(cluster: Cluster): Promise<{ idle: boolean; reason: string; detail?: string; statuses: Map<string, TaskStatus> }> {
   const topology = topologyOf(await readTaskStatuses(cluster));
   const partitions = await partitionCount(cluster, 'discovered-urls');
-  return clusterIdle(cluster, topology.processors.map((p) => ({ name: p.name, storedName: p.storedName, inputs: p.inputs })), [...topology.topics.keys()], partitions);
+  const verdict = await clusterIdle(cluster, topology.processors.map((p) => ({ name: p.name, storedName: p.storedName, inputs: p.inputs })), [...topology.topics.keys()], partitions);
+  const judged = new Map<string, TaskStatus>();
+  for (const p of topology.processors) {
+    for (let part = 0; part < partitions; part++) {
+      const s = verdict.statuses.get(`${p.storedName}/${part}`);
+      if (s) judged.set(`${p.storedName}/${part}`, s);
+    }
+  }
+  return { ...verdict, statuses: judged };
 }
 
 const BUSY_LINES = 20;
