@@ -33,8 +33,13 @@ export interface SinkWriterOptions {
   maxRows?: number;
   /** …or this many (estimated) bytes… */
   maxBytes?: number;
-  /** …or when its oldest record has waited this long. */
+  /** …or when its oldest record has waited this long… */
   maxDelayMs?: number;
+  /**
+   * …or when no record came for this long (a crawl that went quiet, or ended: its last rows land now,
+   * not up to maxDelayMs later). A crawl under way hands records over far more often than this.
+   */
+  lingerMs?: number;
   minBackoffMs?: number;
   maxBackoffMs?: number;
   /** Told when an insert starts and ends, fails and works again (a stop says why rows were left). */
@@ -67,7 +72,7 @@ function nextVersion(): number {
 }
 
 const NO_TROUBLE = { begin: () => () => undefined, failed: () => undefined, working: () => undefined };
-const DEFAULTS = { trouble: NO_TROUBLE, tables: SINK_TABLES, maxRows: 20_000, maxBytes: 8 * 1024 * 1024, maxDelayMs: 2_000, minBackoffMs: 100, maxBackoffMs: 30_000 };
+const DEFAULTS = { trouble: NO_TROUBLE, tables: SINK_TABLES, maxRows: 20_000, maxBytes: 8 * 1024 * 1024, maxDelayMs: 2_000, lingerMs: 500, minBackoffMs: 100, maxBackoffMs: 30_000 };
 
 export class SinkWriter {
   private readonly opts: Required<SinkWriterOptions>;
@@ -225,7 +230,8 @@ export class SinkWriter {
   /** 0 when the buffer should be flushed now, else how long until its oldest record is due. */
   private due(): number {
     if (this.closing || this.urgent > 0 || this.bufferedRows >= this.opts.maxRows || this.bufferedBytes >= this.opts.maxBytes) return 0;
-    return Math.max(0, this.buffer[0].since + this.opts.maxDelayMs - Date.now());
+    const due = Math.min(this.buffer[0].since + this.opts.maxDelayMs, this.buffer[this.buffer.length - 1].since + this.opts.lingerMs);
+    return Math.max(0, due - Date.now());
   }
 
   private async flushLoop(): Promise<void> {

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { ClickHouse } from '../connection.js';
+import { SINK_TABLES } from '../schema.js';
 import { robotsSummary } from '../robots-digest.js';
 import { rowsForRecord } from '../rows.js';
 import type { TestEngine } from './test-engines.js';
@@ -144,6 +145,18 @@ export function sinkSuite(engine: TestEngine): void {
       await Promise.all(records.map(writeRecord(writer)));
       assert.ok(sizes.length >= Math.ceil(records.length / 100), `${sizes.length} inserts`);
       assert.ok(sizes.every((n) => n <= 100), `insert sizes ${sizes.join(',')}`);
+    });
+
+    test('should write a burst in one flush once records stop coming, long before the time bound', async () => {
+      // A crawl that ends: its last rows are queryable (and its sink task settled) at once, not after maxDelayMs.
+      const ch = await engine.open();
+      const writer = testWriter(ch, { maxRows: 10_000, maxDelayMs: 60_000, lingerMs: 100 });
+      const records = recordStream(200).filter((r) => r.topic === 'parsed').map((r, i) => ({ ...r, offset: i }));
+      const started = Date.now();
+      await Promise.all(records.map(writeRecord(writer)));
+      const waited = Date.now() - started;
+      assert.ok(waited < 30_000, `flushed after ${waited} ms: the 60 s bound, not the 100 ms quiet`);
+      assert.ok(writer.stats.inserts <= SINK_TABLES.length, `${records.length} records in ${writer.stats.inserts} inserts: one per table`);
     });
 
     test('should show one row per URL in current results after a replay rewrote them', async () => {
