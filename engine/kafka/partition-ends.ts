@@ -1,10 +1,10 @@
 // Where a partition ends, both ways: its last stable offset (what read_committed consumers can read:
 // nothing at or past the first record of a transaction still open) and its high watermark (the end
 // of the log, read_uncommitted). kafkajs's admin lists offsets read_committed only, so its "high" is
-// the last stable offset; the high watermark is asked through a read_uncommitted cluster of kafkajs
-// 2.2.4 (the client is pinned; its admin has no isolation option), made with the constructor the
-// Kafka instance itself uses.
+// the last stable offset; the high watermark is asked through kafkajs's own cluster, read
+// uncommitted (its admin has no isolation option).
 import type { Admin, Kafka } from 'kafkajs';
+import { kafkajsCluster, READ_UNCOMMITTED } from './kafkajs-cluster.js';
 import { fixedAssigner } from './co-partitioned-assigner.js';
 
 export interface PartitionEnd {
@@ -16,22 +16,6 @@ export interface PartitionEnd {
   high: number;
 }
 
-interface OffsetsCluster {
-  connect(): Promise<void>;
-  disconnect(): Promise<void>;
-  addTargetTopic(topic: string): Promise<void>;
-  fetchTopicsOffset(topics: { topic: string; fromBeginning: boolean; partitions: { partition: number }[] }[]): Promise<{ topic: string; partitions: { partition: number; offset: string }[] }[]>;
-}
-
-const READ_UNCOMMITTED = 0;
-
-function readUncommittedCluster(kafka: Kafka): OffsetsCluster {
-  const create = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster');
-  const make = create && (kafka as unknown as Record<symbol, unknown>)[create];
-  if (typeof make !== 'function') throw new Error('this kafkajs version cannot list high watermarks (its cluster constructor moved): changelog restores need it');
-  return make({ allowAutoTopicCreation: false, isolationLevel: READ_UNCOMMITTED }) as OffsetsCluster;
-}
-
 /** Every partition's end offsets of each topic (`topic/partition` → ends). */
 export async function partitionEnds(kafka: Kafka, admin: Admin, topics: string[]): Promise<Map<string, PartitionEnd>> {
   const ends = new Map<string, PartitionEnd>();
@@ -41,7 +25,7 @@ export async function partitionEnds(kafka: Kafka, admin: Admin, topics: string[]
       ends.set(`${topic}/${o.partition}`, { low: Number(o.low), stable: Number(o.high), high: Number(o.high) });
     }
   }
-  const cluster = readUncommittedCluster(kafka);
+  const cluster = kafkajsCluster(kafka, READ_UNCOMMITTED, 'list high watermarks, which changelog restores need');
   await cluster.connect();
   try {
     for (const topic of topics) {

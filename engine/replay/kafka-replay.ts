@@ -10,6 +10,7 @@ import { HANDOVER_GRACE_MS } from '../kafka/kafka-runtime.js';
 import { TaskOwners } from '../kafka/task-owners.js';
 import { WorkerTransactions } from '../kafka/worker-transactions.js';
 import { createTopics, plannedTopics } from '../kafka/topic-admin.js';
+import { setGroupOffsets } from '../kafka/group-offsets.js';
 import type { ReplayPlan } from './replay-plan.js';
 import { ProgressMeter, type ReplayProgress, type ReplayView } from './replay-progress.js';
 import type { CommitReport } from '../task/stream-task.js';
@@ -72,7 +73,7 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
     }
     for (const node of plan.topology.processors) {
       if (!node.inputs.includes(from)) continue;
-      await cluster.admin.setOffsets({ groupId: names.group(node.storedName), topic: source, partitions: [...starts].map(([partition, offset]) => ({ partition, offset: String(offset) })) });
+      await setGroupOffsets(cluster.kafka, cluster.admin, names.group(node.storedName), source, starts);
     }
     const transactionalId = names.workerTransactionalId(randomUUID().slice(0, 8));
     owners = new TaskOwners({ kafka: cluster.kafka, admin: cluster.admin, topic: names.taskOwners, me: transactionalId, logger: o.logger, graceMs: HANDOVER_GRACE_MS });
