@@ -30,11 +30,13 @@ export interface Cluster {
 
 export async function connectCluster(o: ClusterOptions): Promise<Cluster> {
   if (o.brokers.length === 0) throw new Error('give the brokers with --brokers HOST:PORT');
+  let connectionError = '';
   const kafka = new Kafka({
     clientId: o.clientId ?? 'crawlstream',
     brokers: o.brokers,
     logLevel: logLevel.ERROR,
     logCreator: () => (entry: LogEntry) => {
+      if (/Connection error|ECONNREFUSED|Connection timeout/i.test(entry.log.message)) connectionError = entry.log.message;
       // kafkajs logs retriable errors while it retries them; keep the ones that end in failure.
       if (entry.level <= logLevel.ERROR && !/coordinator|not the leader|rebalanc|retry|Connection error|ECONNREFUSED|concurrent|^Response [A-Za-z]+\(key/i.test(entry.log.message)) {
         o.logger.warn(`kafka: ${entry.log.message}`);
@@ -48,10 +50,17 @@ export async function connectCluster(o: ClusterOptions): Promise<Cluster> {
   const requests = new RequestCounts();
   requests.attach(kafka);
   const admin = kafka.admin();
+  // kafkajs retries a broker it cannot reach for about 75 s without a word: say what it waits for.
+  const started = performance.now();
+  const waiting = setInterval(() => {
+    o.logger.info(`still connecting to Kafka at ${o.brokers.join(',')} after ${Math.round((performance.now() - started) / 1000)} s${connectionError ? ` (${connectionError})` : ''}; retrying for about 75 s in all`);
+  }, 5_000);
   try {
     await admin.connect();
   } catch (err) {
-    throw new Error(`cannot reach Kafka at ${o.brokers.join(',')}: ${(err as Error).message}`);
+    throw new Error(`cannot reach Kafka at ${o.brokers.join(',')}: ${(err as Error).message}${connectionError ? ` (${connectionError})` : ''}`);
+  } finally {
+    clearInterval(waiting);
   }
   return { kafka, admin, names: new KafkaNames(o.prefix ?? ''), requests, close: () => admin.disconnect() };
 }
