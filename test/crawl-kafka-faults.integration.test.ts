@@ -29,12 +29,24 @@ describe('Kafka crawl surviving faults', () => {
     assert.equal(fetchIds[0].n, fetchIds[0].d, 'no fetch recorded twice');
   });
 
-  it('should finish with nothing lost and politeness intact when the broker restarts mid-crawl', async () => {
+  it('should finish with nothing lost and politeness intact when the broker restarts mid-crawl', async (t) => {
+    // When it happened, told in the test's output: how long the broker took to come back and the crawl
+    // after it is what this test's time (and its spread between runs) is made of.
+    const began = performance.now();
+    const said: string[] = [];
+    const at = () => `${((performance.now() - began) / 1000).toFixed(1)} s`;
     restarted = await kafkaCrawl('restart', {
       after: 60,
       // Not execFileSync: the synthetic web runs in this process and must keep answering meanwhile.
-      act: () => void spawn('bash', [DEV_SERVICES, 'restart-kafka'], { stdio: 'ignore' }),
+      act: () => {
+        said.push(`${at()} restart asked`);
+        const restart = spawn('bash', [DEV_SERVICES, 'restart-kafka'], { stdio: ['ignore', 'pipe', 'pipe'] });
+        for (const out of [restart.stdout, restart.stderr]) out.on('data', (d) => said.push(...String(d).trim().split('\n').map((l) => `${at()} ${l}`)));
+      },
     });
+    const times = restarted.web.requests.map((r) => r.startedAt).sort((a, b) => a - b);
+    const gaps = times.slice(1).map((x, i) => x - times[i]);
+    t.diagnostic(`${said.join('; ')}; longest pause between requests ${(Math.max(...gaps) / 1000).toFixed(1)} s; idle at ${at()}`);
     assert.equal(restarted.idle.code, 0, restarted.idle.stderr);
     assertPolite(restarted.web, TEST_DELAY_MS);
     assertNeverFetched(restarted.web);
