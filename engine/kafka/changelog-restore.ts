@@ -90,6 +90,7 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
     sessionTimeout: 30_000,
   });
   await consumer.connect();
+  let failed = true;
   try {
     for (const topic of assigned.keys()) await consumer.subscribe({ topic, fromBeginning: true });
     const remaining = new Set(pending.map((t) => `${t.topic}/${t.partition}`));
@@ -141,15 +142,26 @@ export async function restoreChangelogs(kafka: Kafka, admin: Admin, targets: Res
     clearInterval(stall);
     seekWhenAssigned();
     if (failure) throw new Error(`restoring from changelogs failed: ${failure.message}`);
+    failed = false;
   } finally {
     await consumer.disconnect();
-    await admin.deleteGroups([groupId]).catch((err: Error & { groups?: { error?: { type?: string } }[] }) => {
-      // Never joined (the restore failed first): nothing was left.
-      if (err.groups?.every((g) => g.error?.type === 'GROUP_ID_NOT_FOUND')) return;
-      o.logger?.warn(`restore: its consumer group ${groupId} was left on the broker (${err.message}); it holds no offsets, so the broker drops it at its next offsets.retention.check.interval.ms`);
-    });
+    // Housekeeping never holds a restore up: kafkajs retries a broker that is away for ~75 s, and a
+    // failed restore's caller retries at once. A restore that worked waits for it a little (so that
+    // what it leaves is gone when it returns); one that failed does not wait.
+    const deleted = deleteGroup(admin, groupId, o.logger);
+    if (!failed) await Promise.race([deleted, new Promise<void>((r) => setTimeout(r, GROUP_DELETE_WAIT_MS).unref())]);
   }
   return reached;
+}
+
+const GROUP_DELETE_WAIT_MS = 5_000;
+
+async function deleteGroup(admin: Admin, groupId: string, logger: RestoreOptions['logger']): Promise<void> {
+  await admin.deleteGroups([groupId]).catch((err: Error & { groups?: { error?: { type?: string } }[] }) => {
+    // Never joined (the restore failed first): nothing was left.
+    if (err.groups?.every((g) => g.error?.type === 'GROUP_ID_NOT_FOUND')) return;
+    logger?.warn(`restore: its consumer group ${groupId} was left on the broker (${err.message}); it holds no offsets, so the broker drops it at its next offsets.retention.check.interval.ms`);
+  });
 }
 
 /** A partition with a transaction still open below its end. */
