@@ -35,18 +35,22 @@ describe('Kafka crawl surviving faults', () => {
     const began = performance.now();
     const said: string[] = [];
     const at = () => `${((performance.now() - began) / 1000).toFixed(1)} s`;
-    restarted = await kafkaCrawl('restart', {
-      after: 60,
-      // Not execFileSync: the synthetic web runs in this process and must keep answering meanwhile.
-      act: () => {
-        said.push(`${at()} restart asked`);
-        const restart = spawn('bash', [DEV_SERVICES, 'restart-kafka'], { stdio: ['ignore', 'pipe', 'pipe'] });
-        for (const out of [restart.stdout, restart.stderr]) out.on('data', (d) => said.push(...String(d).trim().split('\n').map((l) => `${at()} ${l}`)));
-      },
-    });
-    const times = restarted.web.requests.map((r) => r.startedAt).sort((a, b) => a - b);
-    const gaps = times.slice(1).map((x, i) => x - times[i]);
-    t.diagnostic(`${said.join('; ')}; longest pause between requests ${(Math.max(...gaps) / 1000).toFixed(1)} s; idle at ${at()}`);
+    try {
+      restarted = await kafkaCrawl('restart', {
+        after: 60,
+        // Not execFileSync: the synthetic web runs in this process and must keep answering meanwhile.
+        act: () => {
+          said.push(`${at()} restart asked`);
+          const restart = spawn('bash', [DEV_SERVICES, 'restart-kafka'], { stdio: ['ignore', 'pipe', 'pipe'] });
+          for (const out of [restart.stdout, restart.stderr]) out.on('data', (d) => said.push(...String(d).trim().split('\n').map((l) => `${at()} ${l}`)));
+        },
+      });
+    } finally {
+      // Also when the crawl failed: that is when the phases are wanted most.
+      const times = (restarted?.web.requests ?? []).map((r) => r.startedAt).sort((a, b) => a - b);
+      const gaps = times.slice(1).map((x, i) => x - times[i]);
+      t.diagnostic(`${said.join('; ')}; longest pause between requests ${(Math.max(0, ...gaps) / 1000).toFixed(1)} s; idle at ${at()}`);
+    }
     assert.equal(restarted.idle.code, 0, restarted.idle.stderr);
     assertPolite(restarted.web, TEST_DELAY_MS);
     assertNeverFetched(restarted.web);
