@@ -16,8 +16,8 @@ trap stop EXIT
 # written where only one platform's package is reachable lists only that one; `npm ci` then refuses
 # the lock as out of sync, while `npm install` keeps every locked version and fetches the binary for
 # the platform it runs on.
+# It also compiles the code (the package's prepare script): no second build here.
 npm install --no-audit --no-fund
-npm run build
 if ! wait "$services"; then
   echo "test-all: the services did not start; what scripts/dev-services.sh said is above" >&2
   exit 1
