@@ -60,9 +60,10 @@ function topologyOf(statuses: Map<string, TaskStatus>) {
 
 /** The idle verdict, and the statuses of the tasks it judged (the topology's, on every partition). */
 async function check(cluster: Cluster): Promise<{ idle: boolean; reason: string; detail?: string; statuses: Map<string, TaskStatus> }> {
-  const topology = topologyOf(await readTaskStatuses(cluster));
+  const statuses = await readTaskStatuses(cluster);
+  const topology = topologyOf(statuses);
   const partitions = await partitionCount(cluster, 'discovered-urls');
-  const verdict = await clusterIdle(cluster, topology.processors.map((p) => ({ name: p.name, storedName: p.storedName, inputs: p.inputs })), [...topology.topics.keys()], partitions);
+  const verdict = await clusterIdle(cluster, topology.processors.map((p) => ({ name: p.name, storedName: p.storedName, inputs: p.inputs })), [...topology.topics.keys()], partitions, statuses);
   const judged = new Map<string, TaskStatus>();
   for (const p of topology.processors) {
     for (let part = 0; part < partitions; part++) {

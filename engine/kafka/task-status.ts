@@ -91,9 +91,12 @@ export function idleVerdict(
   return { idle: true, reason: 'every topic is consumed and no URL is queued or in flight' };
 }
 
-/** The cluster-wide idle check behind `status --wait-idle` and `scale`. */
-export async function clusterIdle(cluster: Cluster, processors: { name: string; storedName?: string; inputs: readonly string[] }[], topics: string[], partitions: number): Promise<{ idle: boolean; reason: string; detail?: string; statuses: Map<string, TaskStatus> }> {
-  const statuses = await readTaskStatuses(cluster);
+/**
+ * The cluster-wide idle check behind `status --wait-idle` and `scale`. `statuses` when the caller has
+ * just read them; the topic ends are always read after them.
+ */
+export async function clusterIdle(cluster: Cluster, processors: { name: string; storedName?: string; inputs: readonly string[] }[], topics: string[], partitions: number, statuses?: Map<string, TaskStatus>): Promise<{ idle: boolean; reason: string; detail?: string; statuses: Map<string, TaskStatus> }> {
+  statuses ??= await readTaskStatuses(cluster);
   const ends = await topicEnds(cluster, topics);
   return { ...idleVerdict(statuses, ends, processors, partitions, Date.now()), statuses };
 }
