@@ -36,8 +36,14 @@ export interface KafkaCrawlOptions {
   workerArgs?: (i: number) => string[];
 }
 
-/** Runs a whole crawl on Kafka; `midway` is called once the server has seen `after` requests. */
-export async function kafkaCrawl(name: string, midway?: { after: number; act: (c: KafkaCrawl) => void }, o: KafkaCrawlOptions = {}): Promise<KafkaCrawl> {
+/** Something done to a crawl under way once the server has seen `after` requests. */
+export interface Midway {
+  after: number;
+  act: (c: KafkaCrawl) => void;
+}
+
+/** Runs a whole crawl on Kafka; each of `midway` is done once the server has seen its `after` requests. */
+export async function kafkaCrawl(name: string, midway?: Midway | Midway[], o: KafkaCrawlOptions = {}): Promise<KafkaCrawl> {
   const { kafka, clickhouse } = requireServices();
   const id = `${name}${Date.now()}`;
   const prefix = `${id}.`;
@@ -54,7 +60,7 @@ export async function kafkaCrawl(name: string, midway?: { after: number; act: (c
   }
 }
 
-async function run(crawl: KafkaCrawl, kafkaFlags: string[], midway: Parameters<typeof kafkaCrawl>[1], o: KafkaCrawlOptions): Promise<KafkaCrawl> {
+async function run(crawl: KafkaCrawl, kafkaFlags: string[], midway: Midway | Midway[] | undefined, o: KafkaCrawlOptions): Promise<KafkaCrawl> {
   const { registry } = requireServices();
   const { web, chUrl, prefix } = crawl;
   const id = prefix.slice(0, -1);
@@ -68,12 +74,9 @@ async function run(crawl: KafkaCrawl, kafkaFlags: string[], midway: Parameters<t
   }
   const seed = await runCli(['seed', ...kafkaFlags, '--schema-registry', registry, ...(typeof o.seedFlags === 'function' ? o.seedFlags(web) : o.seedFlags ?? crawlLevelFlags()), ...web.seeds]);
   assert.equal(seed.code, 0, seed.stderr);
-  let acted = false;
+  const steps = midway === undefined ? [] : Array.isArray(midway) ? [...midway].sort((a, b) => a.after - b.after) : [midway];
   const timer = setInterval(() => {
-    if (midway && !acted && web.requests.length >= midway.after) {
-      acted = true;
-      midway.act(crawl);
-    }
+    while (steps.length && web.requests.length >= steps[0].after) steps.shift()!.act(crawl);
   }, 10);
   if (o.runForMs !== undefined) {
     // A crawl that never drains (--recrawl) runs until what the server saw shows what the test needs, or
