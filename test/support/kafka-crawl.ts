@@ -39,6 +39,8 @@ export interface KafkaCrawlOptions {
 /** Something done to a crawl under way once the server has seen `after` requests. */
 export interface Midway {
   after: number;
+  /** And once this holds too (a progress signal, such as what a worker said). */
+  when?: (c: KafkaCrawl) => boolean;
   act: (c: KafkaCrawl) => void;
 }
 
@@ -76,7 +78,7 @@ async function run(crawl: KafkaCrawl, kafkaFlags: string[], midway: Midway | Mid
   assert.equal(seed.code, 0, seed.stderr);
   const steps = midway === undefined ? [] : Array.isArray(midway) ? [...midway].sort((a, b) => a.after - b.after) : [midway];
   const timer = setInterval(() => {
-    while (steps.length && web.requests.length >= steps[0].after) steps.shift()!.act(crawl);
+    while (steps.length && web.requests.length >= steps[0].after && (steps[0].when?.(crawl) ?? true)) steps.shift()!.act(crawl);
   }, 10);
   if (o.runForMs !== undefined) {
     // A crawl that never drains (--recrawl) runs until what the server saw shows what the test needs, or
