@@ -2,8 +2,8 @@
 import { crawlTopology } from '../crawl/topology.js';
 import { warcProcessor } from '../stages/warc/warc-stage.js';
 import { storedName } from '../engine/api.js';
-import { connectCluster, partitionCount, type Cluster } from '../engine/kafka/kafka-cluster.js';
-import { clusterIdle, readTaskStatuses, taskBusy, topicEnds, type TaskStatus } from '../engine/kafka/task-status.js';
+import { connectCluster, partitionCount, readClusterState, type Cluster } from '../engine/kafka/kafka-cluster.js';
+import { clusterIdle, pausedReason, readTaskStatuses, taskBusy, topicEnds, type TaskStatus } from '../engine/kafka/task-status.js';
 import { durationOption, LIMITS, parse } from './options.js';
 import { brokersOf, KAFKA_FLAGS } from './kafka-options.js';
 import { stderrLogger } from './progress.js';
@@ -71,6 +71,10 @@ async function check(cluster: Cluster): Promise<{ idle: boolean; reason: string;
       if (s) judged.set(`${p.storedName}/${part}`, s);
     }
   }
+  // Read after the statuses: a scale that began after them shows here, one that ended before them
+  // left tasks that have not republished yet saying paused.
+  const paused = pausedReason((await readClusterState(cluster))?.control.paused ?? false, judged.values());
+  if (paused) return { idle: false, reason: paused, statuses: judged };
   return { ...verdict, statuses: judged };
 }
 

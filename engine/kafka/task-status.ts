@@ -67,6 +67,19 @@ export async function topicEnds(cluster: Cluster, topics: string[]): Promise<Map
   return ends;
 }
 
+/**
+ * Why a crawl that looks idle is not done: it is paused. `scale` pauses it, drains it (every task then
+ * looks idle) and resumes it with more partitions, so `status --wait-idle` must not take a paused
+ * crawl for a finished one. `paused` is the cluster state's switch; a task whose last status still
+ * says paused has not resumed yet. Undefined when nothing is paused. (`scale` itself waits for the
+ * paused crawl to drain and does not ask this.)
+ */
+export function pausedReason(paused: boolean, statuses: Iterable<TaskStatus>): string | undefined {
+  if (paused) return 'the crawl is paused: `crawlstream scale` is under way (if it stopped half-way, run it again to finish)';
+  const waiting = [...statuses].filter((s) => s.worker && s.paused).length;
+  return waiting ? `not resumed yet since the crawl was paused: ${waiting} task${waiting === 1 ? '' : 's'}` : undefined;
+}
+
 /** Idle: every task of every processor reported, recently, that it is done with all its input. */
 export function idleVerdict(
   statuses: Map<string, TaskStatus>,
