@@ -10,12 +10,13 @@
 // CRAWLSTREAM_TEST_PACED=N how many files marked `paced` run at once beside them (default 2; `alone`: one
 // at a time with nothing else running but CRAWLSTREAM_TEST_BESIDE=N unit files, default 1);
 // CRAWLSTREAM_TEST_FILE_TIMEOUT (seconds, default 600) ends a file that hangs, as a failure;
-// CRAWLSTREAM_TEST_NO_RETRY=1 turns off the one retry of files marked `retry`.
+// CRAWLSTREAM_TEST_NO_RETRY=1 turns off the one retry of files marked `retry`; CRAWLSTREAM_TEST_GROUP=N
+// runs short unit files N to a process (default 20; 1: each in its own, as a single named file always is).
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
-import { besideSlots, nextToStart, order, pacedSlots, planFile } from './test-plan.mjs';
+import { besideSlots, groupUnits, nextToStart, order, pacedSlots, planFile } from './test-plan.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const dist = join(root, 'dist');
@@ -40,12 +41,11 @@ function walk(dir, out = []) {
 
 // Durations of an earlier run in this checkout order the files better than the hints do.
 const times = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, 'utf8')) : {};
-const files = order(
-  walk(dist)
-    .map((p) => planFile(relative(root, p), p, times, paced))
-    .filter((f) => filters.length === 0 || filters.some((s) => f.path.includes(s)))
-    .filter((f) => !unitOnly || f.tier !== 'e2e'),
-);
+const planned = walk(dist)
+  .map((p) => planFile(relative(root, p), p, times, paced))
+  .filter((f) => filters.length === 0 || filters.some((s) => f.path.includes(s)))
+  .filter((f) => !unitOnly || f.tier !== 'e2e');
+const files = order(filters.length ? planned : groupUnits(planned));
 
 if (listOnly) {
   for (const f of files) {
@@ -60,7 +60,8 @@ function runFile(f) {
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    ['--import', join(dist, 'test/support/property-seed.js'), '--test', '--test-reporter=spec', f.path],
+    ['--import', join(dist, 'test/support/property-seed.js'), '--test-reporter=spec',
+      ...(f.members ? [join(root, 'scripts/test-group.mjs'), ...f.members] : ['--test', f.path])],
     { cwd: root, env: { ...process.env, CRAWLSTREAM_TEST: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   let output = '';
@@ -121,7 +122,9 @@ await new Promise((finish) => {
 
 const wall = (performance.now() - began) / 1000;
 const failed = done.filter((r) => !r.ok);
-writeFileSync(TIMES, JSON.stringify({ ...times, ...Object.fromEntries(done.map((r) => [r.path, Math.round(r.seconds * 10) / 10])) }, null, 1));
+// A group's time is shared out among its files, so that the next run plans them whatever the groups.
+const fileTimes = done.flatMap((r) => (r.members ? r.members.map((m) => [m, r.seconds / r.members.length]) : [[r.path, r.seconds]]));
+writeFileSync(TIMES, JSON.stringify({ ...times, ...Object.fromEntries(fileTimes.map(([p, s]) => [p, Math.round(s * 10) / 10])) }, null, 1));
 console.log('\n# slowest files');
 for (const r of [...done].sort((a, b) => b.seconds - a.seconds).slice(0, 12)) console.log(`#   ${r.seconds.toFixed(1).padStart(6)} s  ${r.tier.padEnd(7)} ${r.path}`);
 const byTier = Object.keys(counts).filter((t) => counts[t]).map((t) => `${t} ${done.filter((r) => r.tier === t).reduce((s, r) => s + r.seconds, 0).toFixed(0)} s`);

@@ -15,6 +15,7 @@
 // tiers, started before the rest; with CRAWLSTREAM_TEST_PACED=alone each runs as if it were `alone`,
 // except that `slots.beside` unit files (CRAWLSTREAM_TEST_BESIDE, default 1) may run next to it: a
 // paced crawl mostly waits on politeness delays, a unit file uses no service and one core at most.
+// `isolated` keeps a unit file in a process of its own (see `groupUnits`: most short unit files share one).
 // `retry` runs a file once more after a failure, said loudly: only for a known, open fault (named in
 // the file). `~90s` says how long a file usually takes, so that a fresh clone (no earlier run's times
 // under dist/) still starts the longest files first and the run does not end on one long file.
@@ -84,10 +85,44 @@ export function planFile(relPath, absPath, times = {}, paced = 2) {
         if (key === 'holds') holds.add(s);
       }
     } else if (/^~\d+s$/.test(w)) hint = Number(w.slice(1, -1));
-    else if (!['alone', 'paced', 'retry'].includes(w) && !TIERS.includes(w)) throw new Error(`${relPath}: unknown test-plan word "${w}"`);
+    else if (!['alone', 'paced', 'retry', 'isolated'].includes(w) && !TIERS.includes(w)) throw new Error(`${relPath}: unknown test-plan word "${w}"`);
   }
   const seconds = times[relPath] ?? hint ?? DEFAULT_SECONDS[tier];
-  return { path: relPath, tier, uses, holds, alone, admitsUnits, paced: isPaced && !alone, retry, seconds };
+  const sharesProcess = tier === 'unit' && uses.size === 0 && !alone && !retry && hint === undefined && !words.includes('isolated') && !changesProcess(readFileSync(absPath, 'utf8'));
+  return { path: relPath, tier, uses, holds, alone, admitsUnits, paced: isPaced && !alone, retry, seconds, sharesProcess };
+}
+
+/**
+ * What a file that shares its process could do to the files after it: hooks at the top level attach
+ * to the process's root test (a beforeEach would run before every other file's tests), and exits,
+ * process-wide handlers and environment changes outlive the file. Such files run in a process of
+ * their own, as does chdb's embedded server (one per process, with its own data path).
+ */
+export function changesProcess(source) {
+  return /^(before|after|beforeEach|afterEach)\(/m.test(source) ||
+    /process\.(exit|exitCode|on|once|chdir)\b|process\.env\.\w+\s*=(?!=)|\bchdb\b/.test(source);
+}
+
+/**
+ * Short unit files run several to a process: starting Node and loading the modules cost each file
+ * ~0.3-0.5 s on two cores, more than most unit files' tests (98 short files: ~80 s one per process,
+ * 17 s in one). Groups of `size` keep room for two at once and still say which file a failure is in
+ * (the reporter names each failing test's file and line). CRAWLSTREAM_TEST_GROUP=1 runs every file
+ * in its own process again, to tell whether a failure comes from sharing.
+ */
+export function groupUnits(files, size = Number(process.env.CRAWLSTREAM_TEST_GROUP) || 20) {
+  if (size <= 1) return files;
+  const shared = files.filter((f) => f.sharesProcess).sort((a, b) => a.path.localeCompare(b.path));
+  const groups = [];
+  for (let i = 0; i < shared.length; i += size) {
+    const members = shared.slice(i, i + size);
+    groups.push({
+      path: `${members.length} unit files ${members[0].path} … ${members.at(-1).path}`, members: members.map((m) => m.path),
+      tier: 'unit', uses: new Set(), holds: new Set(), alone: false, admitsUnits: false, paced: false, retry: false,
+      seconds: members.reduce((n, m) => n + m.seconds, 0), sharesProcess: true,
+    });
+  }
+  return [...files.filter((f) => !f.sharesProcess), ...groups];
 }
 
 /**

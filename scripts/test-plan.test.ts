@@ -7,21 +7,22 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-interface Planned { path: string; alone: boolean; paced: boolean; seconds: number; holds: Set<string> }
+interface Planned { path: string; alone: boolean; paced: boolean; seconds: number; holds: Set<string>; sharesProcess?: boolean; members?: string[] }
 interface Plan {
   planFile(rel: string, abs: string, times?: Record<string, number>, paced?: number | 'alone'): Planned;
   nextToStart(queue: Planned[], running: Planned[], slots: { cpu: number; wait: number; paced: number; beside?: number }): Planned[];
   order(files: Planned[]): Planned[];
   pacedSlots(value?: string, cores?: number): number | 'alone';
   besideSlots(value?: string): number;
+  groupUnits(files: Planned[], size?: number): Planned[];
 }
 // The runner is plain JavaScript outside the compiled tree (it runs before and without a build).
 const plan = (await import(new URL('../../scripts/test-plan.mjs', import.meta.url).href)) as Plan;
 
 const dir = mkdtempSync(join(tmpdir(), 'test-plan-'));
-function file(name: string, header: string, paced: number | 'alone' = 2, times: Record<string, number> = {}): Planned {
+function file(name: string, header: string, paced: number | 'alone' = 2, times: Record<string, number> = {}, body = 'export {};'): Planned {
   const abs = join(dir, name);
-  writeFileSync(abs, `// ${header}\nexport {};\n`);
+  writeFileSync(abs, `// ${header}\n${body}\n`);
   return plan.planFile(name, abs, times, paced);
 }
 const slots = { cpu: 2, wait: 3, paced: 2 };
@@ -101,5 +102,33 @@ describe('test plan: order', () => {
 
   it('should refuse a word it does not know', () => {
     assert.throws(() => file('typo.e2e.test.js', 'test-plan: e2e pacde'), /unknown test-plan word "pacde"/);
+  });
+});
+
+describe('test plan: short unit files share a process', () => {
+  it('should group unit files, and keep apart those that could change the process for the files after them', () => {
+    const shared = ['a.test.js', 'b.test.js', 'c.test.js'].map((n) => file(n, 'x', 2, {}, "import { test } from 'node:test';\ntest('t', () => {});"));
+    const apart = [
+      file('hook.test.js', 'x', 2, {}, "import { before } from 'node:test';\nbefore(() => {});"),
+      file('exit.test.js', 'x', 2, {}, 'process.exitCode = 1;'),
+      file('env.test.js', 'x', 2, {}, "process.env.TZ = 'UTC';"),
+      file('signal.test.js', 'x', 2, {}, "process.on('SIGTERM', () => {});"),
+      file('chdb.test.js', 'x', 2, {}, "import '../clickhouse/chdb.js';"),
+      file('own.test.js', 'test-plan: isolated'),
+      file('long.test.js', 'test-plan: ~20s'),
+      file('p.test.js', 'test-plan: process'),
+      file('k.integration.test.js', 'test-plan: e2e'),
+    ];
+    assert.deepEqual(shared.map((f) => f.sharesProcess), [true, true, true]);
+    assert.deepEqual(apart.filter((f) => f.sharesProcess).map((f) => f.path), [], 'none of these shares');
+    const grouped = plan.groupUnits([...apart, ...shared], 2);
+    assert.deepEqual(grouped.filter((f) => f.members).map((f) => f.members), [['a.test.js', 'b.test.js'], ['c.test.js']]);
+    assert.deepEqual(grouped.filter((f) => !f.members).map((f) => f.path), apart.map((f) => f.path));
+    assert.equal(plan.groupUnits(shared, 1), shared, 'a group size of 1 leaves every file in its own process');
+  });
+
+  it('should read a process-wide change only where it is one', () => {
+    assert.equal(file('eq.test.js', 'x', 2, {}, "if (process.env.CI === '1') {}").sharesProcess, true, 'a comparison is not an assignment');
+    assert.equal(file('nested.test.js', 'x', 2, {}, "describe('d', () => {\n  before(() => {});\n});").sharesProcess, true, 'a hook inside a describe stays with its file');
   });
 });
