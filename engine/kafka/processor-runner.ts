@@ -8,6 +8,7 @@ import { coPartitionedAssigner } from './co-partitioned-assigner.js';
 import { KafkaTaskHost, type KafkaTaskOptions } from './kafka-task-host.js';
 import { OffsetGapGuard } from './offset-gaps.js';
 import type { WorkerTransactions } from './worker-transactions.js';
+import { afterFailure } from './restart-backoff.js';
 
 /**
  * After a failed worker transaction: every task abandoned, the producer re-initialised (ending that
@@ -134,9 +135,7 @@ export class ProcessorRunner<S = unknown> {
         this.o.logger.info(`${this.name}: consumer running again`);
         return;
       } catch (err) {
-        const wait = Math.min(500 * 2 ** attempt, 10_000);
-        this.o.logger.warn(`${this.name}: consumer cannot start (${(err as Error).message}); trying again in ${wait} ms`);
-        await new Promise((r) => setTimeout(r, wait));
+        await afterFailure(this.o.logger, `${this.name}: consumer`, err as Error, attempt);
         crashed = this.consumer;
       }
     }
@@ -257,9 +256,7 @@ export class ProcessorRunner<S = unknown> {
         return host;
       } catch (err) {
         await host.abandon().catch(() => {});
-        const wait = Math.min(500 * 2 ** attempt, 10_000);
-        this.o.logger.warn(`${this.name}-${p}: cannot start (${(err as Error).message}); trying again in ${wait} ms`);
-        await new Promise((r) => setTimeout(r, wait));
+        await afterFailure(this.o.logger, `${this.name}-${p}`, err as Error, attempt);
       }
     }
     return undefined;

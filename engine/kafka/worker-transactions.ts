@@ -15,6 +15,7 @@ import { ownerRecord } from './task-owners.js';
 import { transactionRecords, type CommitParticipant, type GroupOffsets, type Part } from './transaction-records.js';
 import { sendOffsetsInTransaction } from './txn-offsets.js';
 import { chunks, recordEnds } from './sent-records.js';
+import { afterFailure } from './restart-backoff.js';
 
 export { COUNTER_KEY, COUNTER_PREFIX, POSITION_KEY, type CommitParticipant } from './transaction-records.js';
 
@@ -101,9 +102,7 @@ export class WorkerTransactions implements Committer {
         if (this.claimed.size) await this.releaseAll();
         break;
       } catch (err) {
-        const wait = Math.min(500 * 2 ** attempt, 10_000);
-        this.o.logger.warn(`worker producer ${this.o.transactionalId}: cannot start (${(err as Error).message}); trying again in ${wait} ms`);
-        await new Promise((r) => setTimeout(r, wait));
+        await afterFailure(this.o.logger, `worker producer ${this.o.transactionalId}`, err as Error, attempt);
       }
     }
     this.failure = undefined;
