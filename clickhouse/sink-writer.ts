@@ -166,19 +166,25 @@ export class SinkWriter {
   /**
    * Forgets what `owner` handed over and is not yet being inserted (its task moved away: the new owner
    * writes it); an insert already under way still lands. Its partitions may start again at any offset.
+   * The forgotten writes settle now, unwritten: their task was told to stop first, so their records
+   * count as unfinished (StreamTask.recordEnded) and are its next owner's. Left pending, they held
+   * every abandon to its 5 s bound, and after a broker restart every task's re-open with it.
    */
   dropOwner(owner: object): void {
     const o = this.owners.get(owner);
     if (!o) return;
     const kept: Entry[] = [];
+    const dropped: Entry[] = [];
     for (const e of this.buffer) {
       if (e.owner !== owner) kept.push(e);
       else {
         this.bufferedRows -= e.rows.length;
         this.bufferedBytes -= e.bytes;
+        dropped.push(e);
       }
     }
     this.buffer = kept;
+    for (const e of dropped) e.resolve();
     for (const key of o.sources) this.lastWritten.delete(key);
     this.owners.delete(owner);
   }
