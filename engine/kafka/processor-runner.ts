@@ -135,7 +135,7 @@ export class ProcessorRunner<S = unknown> {
         this.o.logger.info(`${this.name}: consumer running again`);
         return;
       } catch (err) {
-        await afterFailure(this.o.logger, `${this.name}: consumer`, err as Error, attempt);
+        await afterFailure(this.o.logger, `${this.name} consumer`, err as Error, attempt);
         crashed = this.consumer;
       }
     }

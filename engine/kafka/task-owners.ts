@@ -134,7 +134,7 @@ export class TaskOwners {
         await this.follow();
         return;
       } catch (err) {
-        await afterFailure(this.o.logger, `${this.o.topic}: consumer`, err as Error, attempt);
+        await afterFailure(this.o.logger, `${this.o.topic} consumer`, err as Error, attempt);
         crashed = this.consumer!;
       }
     }
