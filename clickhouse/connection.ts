@@ -58,6 +58,8 @@ export interface ClickHouse {
    * only, every row with the same columns), which costs both ends less.
    */
   insert(table: string, rows: readonly Record<string, unknown>[], opts?: { queryId?: string; tsv?: boolean }): Promise<void>;
+  /** One INSERT of lines already encoded as TabSeparated (clickhouse/tsv.ts), naming their `columns` in order. */
+  insertTsv(table: string, columns: readonly string[], values: Buffer, opts?: { queryId?: string }): Promise<void>;
   /**
    * Whether a query is still executing. A server keeps running an INSERT whose client gave up
    * (timeout, dropped connection); only once it has finished does the table show its fate.
@@ -100,7 +102,7 @@ interface Opened {
   rawInsert?: RawInsert;
 }
 
-type RawInsert = (p: { table: string; values: Buffer; format: 'TabSeparated'; columns: string[] }) => Promise<unknown>;
+type RawInsert = (p: { table: string; values: Buffer; format: 'TabSeparated'; columns: readonly string[] }) => Promise<unknown>;
 
 function openLocal(opts: ClickHouseOptions, database: string): Promise<Opened> {
   if (!opts.dataDir) throw new Error('openClickHouse needs either a server url or the crawl data directory');
@@ -282,6 +284,11 @@ function isAlive(pid: number): boolean {
 function wrap(opened: Omit<Opened, 'version'>, database: string, readOnly: boolean, damage: DamageCheck): ClickHouse {
   const { engine, location, client, rawInsert } = opened;
   let closed = false;
+  const insertTsv: ClickHouse['insertTsv'] = async (table, columns, values, opts) => {
+    if (values.length === 0) return;
+    if (rawInsert) await rawInsert({ table, values, format: 'TabSeparated', columns });
+    else await client.insert({ table, values: Readable.from([values], { objectMode: false }), format: 'TabSeparated', columns: columns as [string, ...string[]], query_id: opts?.queryId });
+  };
   return {
     engine,
     database,
@@ -308,10 +315,9 @@ function wrap(opened: Omit<Opened, 'version'>, database: string, readOnly: boole
         await client.insert({ table, values: rows as Record<string, unknown>[], format: 'JSONEachRow', query_id: opts?.queryId });
         return;
       }
-      const values = encodeTsv(rows, columns);
-      if (rawInsert) await rawInsert({ table, values, format: 'TabSeparated', columns });
-      else await client.insert({ table, values: Readable.from([values], { objectMode: false }), format: 'TabSeparated', columns: columns as [string, ...string[]], query_id: opts?.queryId });
+      await insertTsv(table, columns, encodeTsv(rows, columns), opts);
     },
+    insertTsv,
     async isRunning(queryId) {
       // In-process chdb finishes (or dies with us) before the call returns.
       if (engine === 'chdb') return false;

@@ -13,13 +13,11 @@ import type { Logger } from '../engine/api.js';
 import type { ClickHouse } from './connection.js';
 import { sqlString } from './connection.js';
 import type { TableRow } from './rows.js';
-import { LOG_KEYED_TABLES, logIdOfSink, SINK_TABLES, type SinkTable } from './schema.js';
-
-export interface SinkSource {
-  topic: string;
-  partition: number;
-  offset: number;
-}
+import { LOG_KEYED_TABLES, logIdOfSink, SINK_TABLES } from './schema.js';
+import { newRows, type Entry, type SinkSource } from './sink-batch.js';
+import { SinkLines, tsvPayload, type Line } from './tsv-lines.js';
+import { tsvString } from './tsv.js';
+export type { SinkSource } from './sink-batch.js';
 
 export interface SinkWriterOptions {
   /** Called again after a failure; should not cache a rejected open. */
@@ -46,15 +44,7 @@ export interface SinkWriterOptions {
   trouble?: { begin(): () => void; failed(message: string): void; working(): void };
 }
 
-interface Entry {
-  source: SinkSource;
-  rows: TableRow[];
-  bytes: number;
-  since: number;
-  resolve: () => void;
-  /** The task that handed it over, when several share the writer. */
-  owner: object | undefined;
-}
+const TSV_TABLES: ReadonlySet<string> = new Set(SINK_TABLES);
 
 /** What one task sharing a writer has handed over and not yet seen written. */
 interface Owner {
@@ -96,6 +86,7 @@ export class SinkWriter {
   private unsettledQuery: string | undefined;
   private readonly lastWritten = new Map<string, number>();
   private readonly owners = new Map<object, Owner>();
+  private readonly lines = new SinkLines();
   /** Owners waiting for their rows to be written now (closing tasks): the buffer is flushed at once. */
   private urgent = 0;
   /** Rows inserted and records skipped as already present, for tests and metrics. */
@@ -128,20 +119,45 @@ export class SinkWriter {
     if (last !== undefined && source.offset <= last) {
       return Promise.reject(new Error(`sink records out of order: ${source.topic}/${source.partition}@${source.offset} after @${last}`));
     }
+    let entry: Entry;
+    try {
+      entry = this.entryOf(source, rows, owner);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     this.lastWritten.set(key, source.offset);
     const o = owner ? this.ownerOf(owner) : undefined;
     if (o) {
       o.pending++;
       o.sources.add(key);
     }
-    return new Promise<void>((done) => {
-      const resolve = o ? () => { done(); this.settled(o); } : done;
-      const bytes = rows.reduce((n, r) => n + r.bytes, 0);
-      this.buffer.push({ source, rows, bytes, since: Date.now(), resolve, owner });
-      this.bufferedRows += rows.length;
-      this.bufferedBytes += bytes;
-      this.kick();
-    });
+    // Nothing of `rows` may be reachable from the promise's resolver, which lives until the flush.
+    let done!: () => void;
+    const written = new Promise<void>((resolve) => (done = resolve));
+    entry.resolve = o ? () => { done(); this.settled(o); } : done;
+    this.buffer.push(entry);
+    this.bufferedRows += entry.count;
+    this.bufferedBytes += entry.bytes;
+    this.kick();
+    return written;
+  }
+
+  private entryOf(source: SinkSource, rows: TableRow[], owner: object | undefined): Entry {
+    const lines: Line[] = [];
+    const objects: TableRow[] = [];
+    let bytes = 0;
+    const stamps = `${this.opts.sinkId}\t${tsvString(source.topic)}\t${source.partition}\t${source.offset}`;
+    for (const r of rows) {
+      if (TSV_TABLES.has(r.table)) {
+        const line = this.lines.add(r.table, r.row, stamps);
+        lines.push(line);
+        bytes += line.bytes.length;
+      } else {
+        objects.push(r);
+        bytes += r.bytes;
+      }
+    }
+    return { source, lines, rows: objects, count: lines.length + objects.length, bytes, since: Date.now(), resolve: () => undefined, owner };
   }
 
   /** Records `owner` handed over and not yet durable. */
@@ -178,7 +194,7 @@ export class SinkWriter {
     for (const e of this.buffer) {
       if (e.owner !== owner) kept.push(e);
       else {
-        this.bufferedRows -= e.rows.length;
+        this.bufferedRows -= e.count;
         this.bufferedBytes -= e.bytes;
         dropped.push(e);
       }
@@ -260,8 +276,8 @@ export class SinkWriter {
     let n = 0;
     while (n < this.buffer.length) {
       const e = this.buffer[n];
-      if (n > 0 && (rows + e.rows.length > this.opts.maxRows || bytes + e.bytes > this.opts.maxBytes)) break;
-      rows += e.rows.length;
+      if (n > 0 && (rows + e.count > this.opts.maxRows || bytes + e.bytes > this.opts.maxBytes)) break;
+      rows += e.count;
       bytes += e.bytes;
       n++;
     }
@@ -304,46 +320,22 @@ export class SinkWriter {
   }
 
   private async insertBatch(ch: ClickHouse, batch: Entry[], version: number, sunkAt: number): Promise<void> {
-    const byTable = new Map<string, Record<string, unknown>[]>();
-    const top = new Map<string, number>(); // `${table}\0${topic}\0${partition}` → highest offset in this insert
-    let skipped = 0;
-    for (const e of batch) {
-      const { topic, partition, offset } = e.source;
-      let skip = false;
-      for (const r of e.rows) {
-        const key = `${r.table}\0${topic}\0${partition}`;
-        if (offset <= (this.positions.get(key) ?? -1)) {
-          skip = true;
-          continue;
-        }
-        let rows = byTable.get(r.table);
-        if (!rows) byTable.set(r.table, (rows = []));
-        // The writer owns the row objects: stamping them in place is much cheaper than copying
-        // 30-odd fields per row (a retry stamps the same values again, with this batch's version).
-        const row = r.row;
-        row.sink_id = this.opts.sinkId;
-        row.src_topic = topic;
-        row.src_partition = partition;
-        row.src_offset = offset;
-        row.version = version;
-        row.sunk_at = sunkAt;
-        if (LOG_KEYED_TABLES.has(r.table)) row.log_id = this.logId;
-        rows.push(row);
-        top.set(key, Math.max(offset, top.get(key) ?? -1));
-      }
-      if (skip) skipped++;
-    }
+    const { byTable, top, skipped } = newRows(batch, this.positions, { sinkId: this.opts.sinkId, logId: this.logId, version, sunkAt });
     for (const table of this.opts.tables) {
-      const rows = byTable.get(table);
-      if (!rows) continue;
+      const t = byTable.get(table);
+      if (!t) continue;
       const queryId = `crawlstream-sink-${randomUUID()}`;
       this.unsettledQuery = queryId;
-      // The crawl's own rows hold only strings, numbers and arrays of them: TabSeparated. A user
-      // module's rows may hold anything JSON can say.
-      await ch.insert(table, rows, { queryId, tsv: SINK_TABLES.includes(table as SinkTable) });
+      if (t.lines.length > 0) {
+        const logKeyed = LOG_KEYED_TABLES.has(table);
+        const columns = this.lines.columns(table, logKeyed);
+        await ch.insertTsv(table, columns, tsvPayload(t.lines, `\t${version}\t${sunkAt}${logKeyed ? `\t${this.logId}` : ''}\n`), { queryId });
+      } else {
+        await ch.insert(table, t.rows, { queryId });
+      }
       this.unsettledQuery = undefined;
       this.stats.inserts++;
-      this.stats.rowsInserted += rows.length;
+      this.stats.rowsInserted += t.lines.length + t.rows.length;
       for (const [key, offset] of top) {
         if (key.startsWith(`${table}\0`) && offset > (this.positions.get(key) ?? -1)) this.positions.set(key, offset);
       }

@@ -15,13 +15,15 @@ test('should escape what TabSeparated reads as structure, and nothing else', () 
   assert.throws(() => tsvField({} as never), /cannot write object/);
 });
 
-test('should write one line per row in the given column order, and refuse a row missing a column', () => {
+test('should write one line per row in the given column order, and refuse a row missing a column or holding another', () => {
   const rows = [{ a: 'x', b: 1 }, { a: 'y\tz', b: 2 }];
   assert.equal(encodeTsv(rows, ['b', 'a']).toString(), '1\tx\n2\ty\\tz\n');
   assert.deepEqual(sharedColumns(rows), ['a', 'b']);
   assert.equal(sharedColumns([{ a: 1 }, { a: 1, b: 2 }]), undefined);
   assert.equal(sharedColumns([{ a: 1, b: 2 }, { a: 1 }]), undefined);
-  assert.throws(() => encodeTsv([{ a: 'x' }], ['a', 'b']), /no value for column b/);
+  assert.throws(() => encodeTsv([{ a: 'x' }], ['a', 'b']), /row has 1 fields for the 2 columns a, b/);
+  assert.throws(() => encodeTsv([{ a: 'x', c: 1 }], ['a', 'b']), /no value for column b/);
+  assert.throws(() => encodeTsv([{ a: 'x', b: 1, c: 2 }], ['a', 'b']), /row has 3 fields/);
 });
 
 tsvSuite(chdbEngine());

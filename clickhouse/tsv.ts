@@ -49,20 +49,33 @@ export function tsvField(v: TsvValue): string {
 }
 
 /**
- * The rows' `columns`, one line per row, as UTF-8. Every row must carry every column: a missing one
- * is an error here, not a silent default in ClickHouse.
+ * One row's `columns` as TabSeparated fields, into `fields` (reused by the caller, so a row costs
+ * its field strings and nothing more; `fields.join('\t')` then makes one flat string). Every column
+ * must be present and the row must hold no other: a missing one is an error here, not a silent
+ * default in ClickHouse, and an extra one would be dropped without a word.
  */
-export function encodeTsv(rows: readonly Record<string, unknown>[], columns: readonly string[]): Buffer {
-  let out = '';
-  for (const row of rows) {
-    for (let c = 0; c < columns.length; c++) {
-      const v = row[columns[c]];
-      if (v === undefined || v === null) throw new Error(`row has no value for column ${columns[c]}`);
-      out += (c === 0 ? '' : '\t') + tsvField(v as TsvValue);
-    }
-    out += '\n';
+export function tsvFields(row: Readonly<Record<string, unknown>>, columns: readonly string[], fields: string[]): void {
+  let n = 0;
+  for (const _ in row) n++;
+  if (n !== columns.length) throw new Error(`row has ${n} fields for the ${columns.length} columns ${columns.join(', ')}`);
+  for (let c = 0; c < columns.length; c++) {
+    const v = row[columns[c]];
+    if (v === undefined || v === null) throw new Error(`row has no value for column ${columns[c]}`);
+    fields[c] = tsvField(v as TsvValue);
   }
-  return Buffer.from(out, 'utf8');
+  fields.length = columns.length;
+}
+
+/** The rows' `columns`, one line per row, as UTF-8. */
+export function encodeTsv(rows: readonly Record<string, unknown>[], columns: readonly string[]): Buffer {
+  const fields: string[] = [];
+  const lines: string[] = [];
+  for (const row of rows) {
+    tsvFields(row, columns, fields);
+    lines.push(fields.join('\t'));
+  }
+  lines.push('');
+  return Buffer.from(lines.join('\n'), 'utf8');
 }
 
 /** The columns of a batch: those of its first row, when every row has exactly those (else undefined). */

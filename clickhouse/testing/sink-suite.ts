@@ -7,7 +7,7 @@ import { SINK_TABLES } from '../schema.js';
 import { robotsSummary } from '../robots-digest.js';
 import { rowsForRecord } from '../rows.js';
 import type { TestEngine } from './test-engines.js';
-import { collectingLog, compareKeys, faultyClickHouse, feed, physicalRowKeys, resumeFrom, testWriter, writeRecord } from './test-harness.js';
+import { collectingLog, compareKeys, faultyClickHouse, feed, physicalRowKeys, resumeFrom, testWriter, tsvRows, writeRecord } from './test-harness.js';
 import { expectedRowKeys, fetchResult, parsedPage, recordStream, type SourcedRecord } from './test-fixtures.js';
 
 function assertExactlyOnce(actual: string[], expected: string[]): void {
@@ -66,11 +66,11 @@ export function sinkSuite(engine: TestEngine): void {
       // The first two inserts "time out" at the client while the server goes on to apply them.
       const slow: ClickHouse = {
         ...ch,
-        async insert(table, rows, opts) {
-          if (delayed++ >= 2) return ch.insert(table, rows, opts);
+        async insertTsv(table, columns, values, opts) {
+          if (delayed++ >= 2) return ch.insertTsv(table, columns, values, opts);
           const id = opts?.queryId ?? '';
           running.add(id);
-          setTimeout(() => void ch.insert(table, rows).finally(() => running.delete(id)), 300);
+          setTimeout(() => void ch.insertTsv(table, columns, values).finally(() => running.delete(id)), 300);
           throw new Error('Timeout error.');
         },
         isRunning: async (id) => running.has(id) || ch.isRunning(id),
@@ -134,7 +134,7 @@ export function sinkSuite(engine: TestEngine): void {
     test('should flush a lone record within the time bound and split large backlogs by rows', async () => {
       const ch = await engine.open();
       const sizes: number[] = [];
-      const spy: ClickHouse = { ...ch, insert: async (table, rows) => (sizes.push(rows.length), ch.insert(table, rows)) };
+      const spy: ClickHouse = { ...ch, insertTsv: async (table, columns, values) => (sizes.push(tsvRows(values)), ch.insertTsv(table, columns, values)) };
       const writer = testWriter(spy, { maxRows: 100, maxDelayMs: 150 });
       const started = Date.now();
       await writer.write({ topic: 'fetched', partition: 0, offset: 0 }, rowsForRecord({ topic: 'fetched', value: fetchResult() }, robotsSummary, 'x'));

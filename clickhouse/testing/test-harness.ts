@@ -141,19 +141,30 @@ export function faultyClickHouse(ch: ClickHouse, faults: Faults): ClickHouse & {
       }
       return ch.query<T>(sql);
     },
-    async insert(table, rows) {
-      const roll = rnd();
-      if (roll < (faults.refused ?? 0)) {
-        injected.refused++;
-        throw new Error('injected: connection refused');
-      }
-      await ch.insert(table, rows);
-      if (roll < (faults.refused ?? 0) + (faults.lostAnswer ?? 0)) {
-        injected.lost++;
-        throw new Error('injected: socket hang up after the insert');
-      }
-    },
+    // The sink writes the crawl's tables as TabSeparated and a user module's as JSON: both fail alike.
+    insert: (table, rows) => faulty(() => ch.insert(table, rows)),
+    insertTsv: (table, columns, values) => faulty(() => ch.insertTsv(table, columns, values)),
   };
+
+  async function faulty(insert: () => Promise<void>): Promise<void> {
+    const roll = rnd();
+    if (roll < (faults.refused ?? 0)) {
+      injected.refused++;
+      throw new Error('injected: connection refused');
+    }
+    await insert();
+    if (roll < (faults.refused ?? 0) + (faults.lostAnswer ?? 0)) {
+      injected.lost++;
+      throw new Error('injected: socket hang up after the insert');
+    }
+  }
+}
+
+/** Rows in a TabSeparated payload: a newline inside a value is escaped, so each raw one ends a row. */
+export function tsvRows(values: Buffer): number {
+  let n = 0;
+  for (let at = values.indexOf(10); at !== -1; at = values.indexOf(10, at + 1)) n++;
+  return n;
 }
 
 export function collectingLog(): Logger & { warnings: string[]; infos: string[] } {

@@ -59,13 +59,17 @@ export class RecordHandler {
       topic: p.declared.get(record.topic) ?? record.topic, partition: record.partition, offset: record.offset,
       timestamp: record.timestamp, key: record.key, value,
     };
+    // Only a processor that can recover needs the decoded record again. Any other's must not be
+    // reachable from `failed`, which an asynchronous processor (the sink) keeps for as long as the
+    // record is in flight: up to seconds, long enough for V8 to promote the whole record.
+    const again = p.processor.recordFailed ? input : undefined;
     const failed = (err: unknown): void | Promise<void> => {
       // Undo what the failed record did, so that a commit holds either all of a record or none.
       sink.length = mark;
       p.stores.forEach((s, i) => s.rollbackTo(journal[i]));
       const reason = `processor failed: ${(err as Error)?.stack ?? err}`;
-      if (!p.processor.recordFailed) return p.ended(record, reason, sink);
-      return this.recover(record, input, ctx, sink, reason);
+      if (!again) return p.ended(record, reason, sink);
+      return this.recover(record, again, ctx, sink, reason);
     };
     let result: void | Promise<void>;
     try {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { openClickHouse, type ClickHouse } from '../../clickhouse/connection.js';
 import { testChdbDir } from '../../clickhouse/testing/test-engines.js';
-import { collectingLog } from '../../clickhouse/testing/test-harness.js';
+import { collectingLog, tsvRows } from '../../clickhouse/testing/test-harness.js';
 import { fetchResult, parsedPage } from '../../clickhouse/testing/test-fixtures.js';
 import { defaultCrawlConfig } from '../../contract/config.js';
 import type { InputRecord, ProcessorContext } from '../../engine/api.js';
@@ -84,7 +84,14 @@ test('should keep the positions of two logs apart, so a new log is never taken f
 /** The ClickHouse of `ch`, counting its INSERTs by table. */
 function countingInserts(ch: ClickHouse): { ch: ClickHouse; inserts: string[] } {
   const inserts: string[] = [];
-  return { inserts, ch: { ...ch, insert: (table, rows, opts) => (inserts.push(`${table} ${rows.length}`), ch.insert(table, rows, opts)) } };
+  return {
+    inserts,
+    ch: {
+      ...ch,
+      insert: (table, rows, opts) => (inserts.push(`${table} ${rows.length}`), ch.insert(table, rows, opts)),
+      insertTsv: (table, columns, values, opts) => (inserts.push(`${table} ${tsvRows(values)}`), ch.insertTsv(table, columns, values, opts)),
+    },
+  };
 }
 
 test('should write the rows of every sink task of a process in one INSERT per table', async () => {
