@@ -7,10 +7,13 @@
 // - libchdb allocates through a jemalloc of its own (prefixed je_, so it reads JE_MALLOC_CONF, once, as
 //   the library loads). ClickHouse's default keeps freed pages for 5 s (dirty_decay_ms:5000), in one
 //   arena per CPU: after every merge of parsed_pages the process kept what the merge had peaked at
-//   (100-200 MB), on top of what the next one took. Lazily purged pages are returned at once too
-//   (muzzy_decay_ms:0), one arena and no per-thread caches serve chdb's ~20 threads (narenas:1,
-//   tcache:false): what an embedded crawl's few inserts and small merges need, and 30-37 MB less
-//   at the bench crawl's peak (bench/levers.json).
+//   (100-200 MB), on top of what the next one took. Freed pages are kept 250 ms here, then lazily
+//   purged ones returned at once (muzzy_decay_ms:0); one arena and no per-thread caches serve chdb's
+//   ~20 threads (narenas:1, tcache:false): what an embedded crawl's few inserts and small merges
+//   need, and 30-37 MB less at the bench crawl's peak (bench/levers.json). Not 0 ms: pages returned
+//   at once were faulted in (and zeroed, and their TLB entries shot down on every core) again by the
+//   next insert or merge; a quarter of chdb's CPU was the kernel doing that. 250 ms took chdb's CPU
+//   per page down by ~30 % for ~+15-25 MB at the peak (issue 19, README).
 // - Merges: horizontal merges of parsed_pages (a page's text, links as arrays) read every column of
 //   every part at once, and took 130-210 MB each at 10,000 pages. Vertical merges (key columns first,
 //   then one column at a time), blocks of at most 1 MB and granules of at most 1 MB keep a merge under
@@ -21,7 +24,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** jemalloc options for chdb (JE_MALLOC_CONF), unless the user set their own. */
-export const CHDB_JEMALLOC_CONF = 'dirty_decay_ms:0,muzzy_decay_ms:0,narenas:1,tcache:false';
+export const CHDB_JEMALLOC_CONF = 'dirty_decay_ms:250,muzzy_decay_ms:0,narenas:1,tcache:false';
 
 /** Merge-tree settings every table of the embedded ClickHouse gets, unless its own SETTINGS say otherwise. */
 export const CHDB_MERGE_TREE_SETTINGS: Readonly<Record<string, number>> = {
