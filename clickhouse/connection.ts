@@ -9,7 +9,6 @@ import type { Logger } from '../engine/api.js';
 import { loadChdb, startChdbEngine } from './chdb-memory.js';
 import { checkDamage, describeDamage, type DamageCheck, type DamagedPart } from './damage.js';
 import { whyNotWritable } from '../engine/embedded/dir-access.js';
-import { encodeTsv, sharedColumns } from './tsv.js';
 
 type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
 
@@ -52,13 +51,12 @@ export interface ClickHouse {
   queryText(sql: string, format: 'JSONEachRow' | 'JSONCompact' | 'TabSeparatedWithNames'): Promise<string>;
   /** A statement without result rows (DDL, OPTIMIZE, SET on chdb). */
   command(sql: string): Promise<void>;
+  /** One INSERT of the rows as JSONEachRow: one part on MergeTree, so all rows land or none do. */
+  insert(table: string, rows: readonly Record<string, unknown>[], opts?: { queryId?: string }): Promise<void>;
   /**
-   * One INSERT of the rows: one part on MergeTree, so all rows land or none do. JSONEachRow, or with
-   * `tsv` TabSeparated (clickhouse/tsv.ts: strings, numbers, booleans and arrays of strings or numbers
-   * only, every row with the same columns), which costs both ends less.
+   * One INSERT of lines already encoded as TabSeparated (clickhouse/tsv.ts, tsv-lines.ts), naming
+   * their `columns` in order: what the sink writes the crawl's tables with, cheaper at both ends.
    */
-  insert(table: string, rows: readonly Record<string, unknown>[], opts?: { queryId?: string; tsv?: boolean }): Promise<void>;
-  /** One INSERT of lines already encoded as TabSeparated (clickhouse/tsv.ts), naming their `columns` in order. */
   insertTsv(table: string, columns: readonly string[], values: Buffer, opts?: { queryId?: string }): Promise<void>;
   /**
    * Whether a query is still executing. A server keeps running an INSERT whose client gave up
@@ -310,12 +308,7 @@ function wrap(opened: Omit<Opened, 'version'>, database: string, readOnly: boole
     },
     async insert(table, rows, opts) {
       if (rows.length === 0) return;
-      const columns = opts?.tsv ? sharedColumns(rows) : undefined;
-      if (!columns) {
-        await client.insert({ table, values: rows as Record<string, unknown>[], format: 'JSONEachRow', query_id: opts?.queryId });
-        return;
-      }
-      await insertTsv(table, columns, encodeTsv(rows, columns), opts);
+      await client.insert({ table, values: rows as Record<string, unknown>[], format: 'JSONEachRow', query_id: opts?.queryId });
     },
     insertTsv,
     async isRunning(queryId) {

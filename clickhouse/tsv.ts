@@ -65,30 +65,3 @@ export function tsvFields(row: Readonly<Record<string, unknown>>, columns: reado
   }
   fields.length = columns.length;
 }
-
-/** The rows' `columns`, one line per row, as UTF-8. */
-export function encodeTsv(rows: readonly Record<string, unknown>[], columns: readonly string[]): Buffer {
-  const fields: string[] = [];
-  const lines: string[] = [];
-  for (const row of rows) {
-    tsvFields(row, columns, fields);
-    lines.push(fields.join('\t'));
-  }
-  lines.push('');
-  return Buffer.from(lines.join('\n'), 'utf8');
-}
-
-/** The columns of a batch: those of its first row, when every row has exactly those (else undefined). */
-export function sharedColumns(rows: readonly Record<string, unknown>[]): string[] | undefined {
-  if (rows.length === 0) return undefined;
-  const columns = Object.keys(rows[0]);
-  for (const row of rows) {
-    let n = 0;
-    for (const k in row) {
-      if (!(k in rows[0])) return undefined;
-      n++;
-    }
-    if (n !== columns.length) return undefined;
-  }
-  return columns;
-}
