@@ -37,4 +37,30 @@ describe('address gate', () => {
     assert.equal(gate.busiest, 1);
     next();
   });
+
+  it('should give up every waiter of one signal at once, skip them on release, and warn of nothing', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const gate = new AddressGate(1);
+      const held = await gate.acquire('10.0.0.1', new AbortController().signal);
+      const task = new AbortController();
+      const given = Array.from({ length: 50 }, () => gate.acquire('10.0.0.1', task.signal));
+      const other = new AbortController();
+      const kept = gate.acquire('10.0.0.1', other.signal);
+      task.abort();
+      const outcomes = await Promise.allSettled(given);
+      assert.ok(outcomes.every((o) => o.status === 'rejected'), 'every waiter of the aborted task was told');
+      held();
+      const next = await kept;
+      assert.equal(gate.busiest, 1, 'the place went to the one still waiting, past those given up');
+      next();
+      assert.equal(gate.busiest, 0);
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(warnings.map((w) => w.name), [], 'one listener per signal, however many wait on it');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 });

@@ -1,32 +1,48 @@
 // At most N requests in flight to one server address, for the fetch task that owns the address (the
 // resolve stage keys requests by it). Requests over the limit wait in arrival order. (With one key for
-// all, the same gate bounds a task's requests on the wire.)
+// all, the same gate bounds a task's requests on the wire.) A crawl of many hosts keeps thousands of
+// requests waiting here, so a waiter is one small object and a signal gets one listener however many
+// wait on it.
+
+interface Waiter {
+  readonly address: string;
+  readonly go: (release: (() => void) | undefined) => void;
+  readonly signal: AbortSignal;
+  done: boolean;
+}
+
 export class AddressGate {
   private readonly inFlight = new Map<string, number>();
-  private readonly waiting = new Map<string, (() => void)[]>();
+  private readonly waiting = new Map<string, Waiter[]>();
+  private readonly bySignal = new WeakMap<AbortSignal, Set<Waiter>>();
 
   constructor(private readonly limit: number) {}
 
-  /** Resolves when a place is free for `address`; the returned function gives it back (once). */
-  async acquire(address: string, signal: AbortSignal): Promise<() => void> {
-    if (signal.aborted) throw new Error('abandoned before it asked for the server address');
-    if ((this.inFlight.get(address) ?? 0) >= this.limit) {
-      await new Promise<void>((resolve, reject) => {
-        const list = this.waiting.get(address) ?? [];
-        const go = () => {
-          signal.removeEventListener('abort', stop);
-          resolve();
-        };
-        const stop = () => {
-          const i = list.indexOf(go);
-          if (i >= 0) list.splice(i, 1);
-          reject(new Error('abandoned while waiting for the server address'));
-        };
-        signal.addEventListener('abort', stop, { once: true });
-        list.push(go);
-        this.waiting.set(address, list);
-      });
-    }
+  /**
+   * Resolves when a place is free for `address`; the returned function gives it back (once). Rejects
+   * when `signal` aborts first.
+   */
+  acquire(address: string, signal: AbortSignal): Promise<() => void> {
+    if (signal.aborted) return Promise.reject(new Error('abandoned before it asked for the server address'));
+    if ((this.inFlight.get(address) ?? 0) < this.limit) return Promise.resolve(this.take(address));
+    return new Promise((resolve, reject) => {
+      const go = (release: (() => void) | undefined) => (release ? resolve(release) : reject(new Error('abandoned while waiting for the server address')));
+      const waiter: Waiter = { address, go, signal, done: false };
+      const list = this.waiting.get(address);
+      if (list) list.push(waiter);
+      else this.waiting.set(address, [waiter]);
+      this.watch(waiter);
+    });
+  }
+
+  /** Addresses with requests in flight, and the most in flight to one of them. */
+  get busiest(): number {
+    let most = 0;
+    for (const n of this.inFlight.values()) most = Math.max(most, n);
+    return most;
+  }
+
+  private take(address: string): () => void {
     this.inFlight.set(address, (this.inFlight.get(address) ?? 0) + 1);
     let given = false;
     return () => {
@@ -35,16 +51,40 @@ export class AddressGate {
       const n = (this.inFlight.get(address) ?? 1) - 1;
       if (n > 0) this.inFlight.set(address, n);
       else this.inFlight.delete(address);
-      const next = this.waiting.get(address)?.shift();
-      if (this.waiting.get(address)?.length === 0) this.waiting.delete(address);
-      next?.();
+      this.next(address);
     };
   }
 
-  /** Addresses with requests in flight, and the most in flight to one of them. */
-  get busiest(): number {
-    let most = 0;
-    for (const n of this.inFlight.values()) most = Math.max(most, n);
-    return most;
+  /** A place came free: the first waiter still waiting takes it. */
+  private next(address: string): void {
+    const list = this.waiting.get(address);
+    if (!list) return;
+    let waiter = list.shift();
+    while (waiter?.done) waiter = list.shift();
+    if (list.length === 0) this.waiting.delete(address);
+    if (!waiter) return;
+    waiter.done = true;
+    this.bySignal.get(waiter.signal)?.delete(waiter);
+    waiter.go(this.take(address));
+  }
+
+  private watch(waiter: Waiter): void {
+    let set = this.bySignal.get(waiter.signal);
+    if (!set) {
+      const waiters = (set = new Set());
+      this.bySignal.set(waiter.signal, waiters);
+      waiter.signal.addEventListener('abort', () => {
+        for (const w of waiters) this.giveUp(w);
+        waiters.clear();
+      }, { once: true });
+    }
+    set.add(waiter);
+  }
+
+  /** Its wait was aborted: it is told so, and the next release skips it (a place is in flight, so one comes). */
+  private giveUp(waiter: Waiter): void {
+    if (waiter.done) return;
+    waiter.done = true;
+    waiter.go(undefined);
   }
 }

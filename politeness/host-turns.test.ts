@@ -74,4 +74,33 @@ describe('HostTurns', () => {
     assert.ok(nextAt - firstEnded >= delay, 'so the next one is a delay after the last request');
     assert.ok(nextAt - skippedAt < delay / 2, `and not a second delay after the turn that sent nothing (${nextAt - skippedAt} ms)`);
   });
+
+  it('should give up every turn waiting on one signal, and serve those asked after in order', async () => {
+    const delay = 40;
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    const turns = new HostTurns();
+    const first = await turns.turn('e.test', { delayMs: delay, notBefore: 0 });
+    const task = new AbortController();
+    // A fetch task's lease of many URLs waits on one signal: one listener, not one per URL.
+    const given = Array.from({ length: 200 }, () => turns.turn('e.test', { delayMs: delay, notBefore: 0 }, task.signal));
+    const order: number[] = [];
+    const later = [1, 2].map((n) => turns.turn('e.test', { delayMs: delay, notBefore: 0 }).then((done) => (order.push(n), done)));
+    task.abort();
+    assert.ok((await Promise.all(given)).every((g) => g === undefined), 'every waiting turn of the task was given up');
+    const firstEnded = clock();
+    first();
+    const one = await later[0];
+    assert.ok(clock() - firstEnded >= delay, 'the next turn still waits a delay after the request on the wire');
+    assert.deepEqual(order, [1], 'one turn at a time');
+    const secondEnded = clock();
+    one();
+    await later[1];
+    assert.ok(clock() - secondEnded >= delay);
+    assert.deepEqual(order, [1, 2]);
+    process.off('warning', onWarning);
+    assert.deepEqual(warnings.map((w) => w.name), [], 'one listener per signal, however many wait on it');
+  });
 });
+

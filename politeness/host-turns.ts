@@ -4,27 +4,45 @@
 // commit is opened again and redoes what it had read, while the instance it replaces may still have
 // requests waiting. Both share this process's turns, so their requests cannot interleave into a burst.
 // One instance per process (crawl services), shared by every fetch task.
+//
+// Each host is a line of waiters served in the order they asked. A waiter is a small object, not a
+// chain of promises: a busy crawl keeps thousands of leased URLs waiting here (a fetch task holds up to
+// 4,096), and what each costs while it waits is what a large crawl's heap grows by.
 
 import type { Pacing } from './request-pacing.js';
 import { untilPast, waitAtLeast } from './wait-at-least.js';
 
-/** Resolves when `p` does, or when `signal` aborts: true when it was aborted. */
-function orAborted(p: Promise<unknown>, signal: AbortSignal | undefined): Promise<boolean> {
-  if (!signal) return p.then(() => false);
-  if (signal.aborted) return Promise.resolve(true);
-  return new Promise<boolean>((resolve) => {
-    const stop = () => resolve(true);
-    signal.addEventListener('abort', stop, { once: true });
-    void p.then(() => {
-      signal.removeEventListener('abort', stop);
-      resolve(false);
-    });
-  });
+/** Call once the request has ended; `false` when none was sent after all. */
+export type TurnEnded = (sent?: boolean) => void;
+
+interface Waiter {
+  readonly pacing: Pacing;
+  readonly grant: (ended: TurnEnded | undefined) => void;
+  readonly signal: AbortSignal | undefined;
+  /** Granted or given up: nothing more happens to it. */
+  done: boolean;
 }
 
+class HostLine {
+  readonly waiting: Waiter[] = [];
+  /** A waiter holds the host: it waits out the delay before it, or its request is on the wire. */
+  held = false;
+  /** performance.now() before which the host's next request may not leave. */
+  readyAt = 0;
+
+  get idle(): boolean {
+    return !this.held && this.waiting.length === 0 && this.readyAt <= performance.now();
+  }
+}
+
+/** Calls to turn() between two sweeps of idle hosts. */
+const SWEEP_EVERY = 4096;
+
 export class HostTurns {
-  /** Per host: settles when the host's latest request has ended and its delay has passed. */
-  private readonly turns = new Map<string, Promise<void>>();
+  private readonly lines = new Map<string, HostLine>();
+  /** Waiters by the signal that may give them up: one listener per signal, however many wait on it. */
+  private readonly bySignal = new WeakMap<AbortSignal, Set<Waiter>>();
+  private sinceSweep = 0;
 
   /** @param now the clock a pacing's notBefore is read on */
   constructor(readonly now: () => number = Date.now) {}
@@ -37,29 +55,75 @@ export class HostTurns {
    * task handing its work over): the turn is given up, and the host's next request still waits for
    * every one before this.
    */
-  turn(host: string, pacing: Pacing): Promise<(sent?: boolean) => void>;
-  turn(host: string, pacing: Pacing, signal: AbortSignal): Promise<((sent?: boolean) => void) | undefined>;
-  async turn(host: string, pacing: Pacing, signal?: AbortSignal): Promise<((sent?: boolean) => void) | undefined> {
-    const previous = this.turns.get(host) ?? Promise.resolve();
-    let ended!: (sent?: boolean) => void;
-    const own = new Promise<boolean>((r) => (ended = (sent = true) => r(sent)));
-    // After the turns before it, whenever this one ends: a turn given up early never lets the next
-    // request overtake one still on the wire.
-    const mine = Promise.all([previous, own]).then(([, sent]) => (sent ? waitAtLeast(pacing.delayMs) : undefined));
-    this.turns.set(host, mine);
-    // Bounded: an entry lives only until its host's last request is a delay behind us.
-    void mine.then(() => {
-      if (this.turns.get(host) === mine) this.turns.delete(host);
+  turn(host: string, pacing: Pacing): Promise<TurnEnded>;
+  turn(host: string, pacing: Pacing, signal: AbortSignal): Promise<TurnEnded | undefined>;
+  turn(host: string, pacing: Pacing, signal?: AbortSignal): Promise<TurnEnded | undefined> {
+    if (signal?.aborted) return Promise.resolve(undefined);
+    if (++this.sinceSweep >= SWEEP_EVERY) this.sweep();
+    let line = this.lines.get(host);
+    if (!line) this.lines.set(host, (line = new HostLine()));
+    const target = line;
+    return new Promise((grant) => {
+      const waiter: Waiter = { pacing, grant, signal, done: false };
+      if (signal) this.watch(signal, waiter);
+      target.waiting.push(waiter);
+      if (!target.held) void this.serve(target);
     });
-    if ((await orAborted(previous, signal)) || (await orAborted(untilPast(pacing.notBefore, this.now), signal))) {
-      ended(false);
-      return undefined;
-    }
-    return ended;
   }
 
-  /** Hosts with a request in flight or within its delay. */
+  /** Hosts with a request in flight, waiting, or within its delay. */
   get hosts(): number {
-    return this.turns.size;
+    this.sweep();
+    return this.lines.size;
+  }
+
+  /** Grants the line's turns one after another until nobody waits. */
+  private async serve(line: HostLine): Promise<void> {
+    line.held = true;
+    try {
+      for (let w = line.waiting.shift(); w; w = line.waiting.shift()) {
+        if (w.done) continue;
+        // A waiter given up while it waits out the delay lets the next one in, who waits the same.
+        await waitAtLeast(line.readyAt - performance.now());
+        await untilPast(w.pacing.notBefore, this.now);
+        if (w.done) continue;
+        this.unwatch(w);
+        w.done = true;
+        const sent = await new Promise<boolean>((ended) => w.grant((s = true) => ended(s)));
+        if (sent) line.readyAt = performance.now() + w.pacing.delayMs;
+      }
+    } finally {
+      line.held = false;
+    }
+  }
+
+  private watch(signal: AbortSignal, waiter: Waiter): void {
+    let set = this.bySignal.get(signal);
+    if (!set) {
+      const waiters = (set = new Set());
+      this.bySignal.set(signal, waiters);
+      signal.addEventListener('abort', () => {
+        for (const w of waiters) this.giveUp(w);
+        waiters.clear();
+      }, { once: true });
+    }
+    set.add(waiter);
+  }
+
+  private unwatch(waiter: Waiter): void {
+    if (waiter.signal) this.bySignal.get(waiter.signal)?.delete(waiter);
+  }
+
+  /** Its wait was aborted: it leaves the line (the serving loop skips it) and is told so. */
+  private giveUp(waiter: Waiter): void {
+    if (waiter.done) return;
+    waiter.done = true;
+    waiter.grant(undefined);
+  }
+
+  /** Forgets hosts nobody waits for whose last request is a delay behind us: the map stays bounded. */
+  private sweep(): void {
+    this.sinceSweep = 0;
+    for (const [host, line] of this.lines) if (line.idle) this.lines.delete(host);
   }
 }

@@ -11,7 +11,8 @@ import { discoveredUrls, fetched, resolved, skipped, unfetched } from '../../con
 import { AddressGate } from '../../politeness/address-gate.js';
 import { isIP } from 'node:net';
 import { NetworkPolicy } from '../../fetching/network-policy.js';
-import { HostTurns } from '../../politeness/host-turns.js';
+import { HostTurns, type TurnEnded } from '../../politeness/host-turns.js';
+import { setMaxListeners } from 'node:events';
 import { LeaseCuts, pacingOf, releasedBeforeStart } from '../../politeness/request-pacing.js';
 import { MAX_LEASE } from '../../politeness/leases.js';
 import type { FetchOutcome } from '../../fetching/http-fetcher.js';
@@ -51,10 +52,12 @@ class Fetch implements Processor<In, Out> {
   /** When this task started, on its host turns' clock. */
   private turnsStartedAt = 0;
   private readonly turns: HostTurns;
+  /** Requests on the wire. */
   private readonly inFlight = new Set<AbortController>();
-  /** Records whose request has not left yet: a hand-over gives them back unsent. */
-  private readonly notSent = new Set<AbortController>();
+  /** Aborts every wait before a request leaves (its turn, a slot, the address): a hand-over gives them back unsent. */
+  private readonly stopWaiting = new AbortController();
   private handingOverNow = false;
+  private abandoned = false;
   private readonly fetcher: HttpFetcher;
   private readonly config: CrawlConfig;
   private readonly renderer: Renderer | undefined;
@@ -75,6 +78,8 @@ class Fetch implements Processor<In, Out> {
     this.gate = new AddressGate(s.config.maxInFlightPerIp);
     this.turns = s.hostTurns ?? new HostTurns();
     this.policy = new NetworkPolicy(s.config.allowNetworks);
+    // Every record waiting for a request slot or its server address listens on it.
+    setMaxListeners(0, this.stopWaiting.signal);
   }
 
   init(ctx: ProcessorContext<Out>): void {
@@ -87,17 +92,18 @@ class Fetch implements Processor<In, Out> {
     if (releasedBeforeStart(request, record.timestamp, this.startedAt)) return this.giveBack(ctx, request, 'restart', 'released before this fetch task started');
     // Every request takes its host's turn (HostTurns), so requests to a host never leave closer than
     // its delay, whichever task instance sends them. Nothing may be awaited before the turn is asked
-    // for: turns are granted in the order they are asked, which is the lease's order.
-    const pacing = pacingOf(request, this.turnsStartedAt);
-    const abort = new AbortController();
-    this.inFlight.add(abort);
-    // Aborted by a hand-over (give it back unsent) or an abandon, until the request leaves.
-    const waiting = new AbortController();
-    this.notSent.add(waiting);
-    abort.signal.addEventListener('abort', () => waiting.abort(), { once: true });
+    // for: turns are granted in the order they are asked, which is the lease's order. Thousands of
+    // records wait here, so a waiting one holds only its record and its place in the host's line.
+    const turnEnded = await this.turns.turn(request.host, pacingOf(request, this.turnsStartedAt), this.stopWaiting.signal);
+    return this.inTurn(record, ctx, turnEnded);
+  }
+
+  /** The record's turn came, or its wait was given up (`turnEnded` undefined). */
+  private async inTurn(record: RecordOf<In>, ctx: ProcessorContext<Out>, turnEnded: TurnEnded | undefined): Promise<void> {
+    const request = record.value;
     let release: (() => void) | undefined;
     let slot: (() => void) | undefined;
-    let turnEnded: ((sent?: boolean) => void) | undefined;
+    let abort: AbortController | undefined;
     /** A request left (or may have): the host's next one waits a delay after it, whatever came of it. */
     let requestSent = false;
     // The request is over (its answer read, its page rendered): the host's next request may follow a
@@ -110,19 +116,19 @@ class Fetch implements Processor<In, Out> {
       release = slot = turnEnded = undefined;
     };
     try {
-      turnEnded = await this.turns.turn(request.host, pacing, waiting.signal);
       // Abandoned while waiting its turn: the task's new owner gives it back.
-      if (abort.signal.aborted) return;
+      if (this.abandoned) return;
       if (turnEnded && this.cuts.isCut(request)) return this.giveBack(ctx, request, 'lease-cut', 'an earlier request of the host failed or was throttled');
       // Records of a lease wait for their host's turn; those whose turn came share the task's request slots.
-      if (turnEnded) slot = await this.requestSlots.acquire('', waiting.signal).catch(() => undefined);
+      if (turnEnded) slot = await this.requestSlots.acquire('', this.stopWaiting.signal).catch(() => undefined);
       // One server may carry many host names: at most --max-in-flight-per-ip requests to it at once.
-      if (slot) release = await this.gate.acquire(request.address || record.key, waiting.signal).catch(() => undefined);
-      if (abort.signal.aborted) return; // abandoned while waiting: the task's new owner gives it back
+      if (slot) release = await this.gate.acquire(request.address || record.key, this.stopWaiting.signal).catch(() => undefined);
+      if (this.abandoned) return; // abandoned while waiting: the task's new owner gives it back
       // The task is moving to another worker: what has not left is given back, whose next owner would
       // only give it back too (released before it started), and the move need not wait for its turn.
       if (!release || this.handingOverNow) return this.giveBack(ctx, request, 'hand-over', 'the fetch task moved to another worker before the request left');
-      this.notSent.delete(waiting);
+      abort = new AbortController();
+      this.inFlight.add(abort);
       ctx.metrics.gauge('address.busiest', this.gate.busiest);
       requestSent = true;
       if (request.kind === 'sitemap') {
@@ -176,8 +182,7 @@ class Fetch implements Processor<In, Out> {
       return await this.record(ctx, request, outcome, headers, sha1, 0, outcome.incomplete ? truncationReason(outcome.errorKind) : '', rendered);
     } finally {
       requestEnded();
-      this.inFlight.delete(abort);
-      this.notSent.delete(waiting);
+      if (abort) this.inFlight.delete(abort);
     }
   }
 
@@ -283,11 +288,13 @@ class Fetch implements Processor<In, Out> {
   /** Moving to another worker: nothing more leaves; requests on the wire are answered and recorded. */
   handingOver(): void {
     this.handingOverNow = true;
-    for (const w of this.notSent) w.abort();
+    this.stopWaiting.abort();
   }
 
   abandon(): void {
     // Close our connections now: the new owner may start fetching this host after one delay.
+    this.abandoned = true;
+    this.stopWaiting.abort();
     for (const a of this.inFlight) a.abort();
   }
 }
