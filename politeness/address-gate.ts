@@ -3,6 +3,7 @@
 // all, the same gate bounds a task's requests on the wire.) A crawl of many hosts keeps thousands of
 // requests waiting here, so a waiter is one small object and a signal gets one listener however many
 // wait on it.
+import { AbortWatch } from './abort-watch.js';
 
 interface Waiter {
   readonly address: string;
@@ -14,7 +15,8 @@ interface Waiter {
 export class AddressGate {
   private readonly inFlight = new Map<string, number>();
   private readonly waiting = new Map<string, Waiter[]>();
-  private readonly bySignal = new WeakMap<AbortSignal, Set<Waiter>>();
+  /** An aborted wait is told so; the next release skips it (a place is in flight, so one comes). */
+  private readonly aborts = new AbortWatch<Waiter>((w) => w.go(undefined));
 
   constructor(private readonly limit: number) {}
 
@@ -31,7 +33,7 @@ export class AddressGate {
       const list = this.waiting.get(address);
       if (list) list.push(waiter);
       else this.waiting.set(address, [waiter]);
-      this.watch(waiter);
+      this.aborts.add(waiter);
     });
   }
 
@@ -63,28 +65,7 @@ export class AddressGate {
     while (waiter?.done) waiter = list.shift();
     if (list.length === 0) this.waiting.delete(address);
     if (!waiter) return;
-    waiter.done = true;
-    this.bySignal.get(waiter.signal)?.delete(waiter);
+    this.aborts.granted(waiter);
     waiter.go(this.take(address));
-  }
-
-  private watch(waiter: Waiter): void {
-    let set = this.bySignal.get(waiter.signal);
-    if (!set) {
-      const waiters = (set = new Set());
-      this.bySignal.set(waiter.signal, waiters);
-      waiter.signal.addEventListener('abort', () => {
-        for (const w of waiters) this.giveUp(w);
-        waiters.clear();
-      }, { once: true });
-    }
-    set.add(waiter);
-  }
-
-  /** Its wait was aborted: it is told so, and the next release skips it (a place is in flight, so one comes). */
-  private giveUp(waiter: Waiter): void {
-    if (waiter.done) return;
-    waiter.done = true;
-    waiter.go(undefined);
   }
 }

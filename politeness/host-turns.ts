@@ -11,6 +11,7 @@
 
 import type { Pacing } from './request-pacing.js';
 import { untilPast, waitAtLeast } from './wait-at-least.js';
+import { AbortWatch } from './abort-watch.js';
 
 /** Call once the request has ended; `false` when none was sent after all. */
 export type TurnEnded = (sent?: boolean) => void;
@@ -40,8 +41,8 @@ const SWEEP_EVERY = 4096;
 
 export class HostTurns {
   private readonly lines = new Map<string, HostLine>();
-  /** Waiters by the signal that may give them up: one listener per signal, however many wait on it. */
-  private readonly bySignal = new WeakMap<AbortSignal, Set<Waiter>>();
+  /** An aborted wait leaves the line (the serving loop skips it) and is told so. */
+  private readonly aborts = new AbortWatch<Waiter>((w) => w.grant(undefined));
   private sinceSweep = 0;
 
   /** @param now the clock a pacing's notBefore is read on */
@@ -65,7 +66,7 @@ export class HostTurns {
     const target = line;
     return new Promise((grant) => {
       const waiter: Waiter = { pacing, grant, signal, done: false };
-      if (signal) this.watch(signal, waiter);
+      this.aborts.add(waiter);
       target.waiting.push(waiter);
       if (!target.held) void this.serve(target);
     });
@@ -87,38 +88,13 @@ export class HostTurns {
         await waitAtLeast(line.readyAt - performance.now());
         await untilPast(w.pacing.notBefore, this.now);
         if (w.done) continue;
-        this.unwatch(w);
-        w.done = true;
+        this.aborts.granted(w);
         const sent = await new Promise<boolean>((ended) => w.grant((s = true) => ended(s)));
         if (sent) line.readyAt = performance.now() + w.pacing.delayMs;
       }
     } finally {
       line.held = false;
     }
-  }
-
-  private watch(signal: AbortSignal, waiter: Waiter): void {
-    let set = this.bySignal.get(signal);
-    if (!set) {
-      const waiters = (set = new Set());
-      this.bySignal.set(signal, waiters);
-      signal.addEventListener('abort', () => {
-        for (const w of waiters) this.giveUp(w);
-        waiters.clear();
-      }, { once: true });
-    }
-    set.add(waiter);
-  }
-
-  private unwatch(waiter: Waiter): void {
-    if (waiter.signal) this.bySignal.get(waiter.signal)?.delete(waiter);
-  }
-
-  /** Its wait was aborted: it leaves the line (the serving loop skips it) and is told so. */
-  private giveUp(waiter: Waiter): void {
-    if (waiter.done) return;
-    waiter.done = true;
-    waiter.grant(undefined);
   }
 
   /** Forgets hosts nobody waits for whose last request is a delay behind us: the map stays bounded. */

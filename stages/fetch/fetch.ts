@@ -12,7 +12,6 @@ import { AddressGate } from '../../politeness/address-gate.js';
 import { isIP } from 'node:net';
 import { NetworkPolicy } from '../../fetching/network-policy.js';
 import { HostTurns, type TurnEnded } from '../../politeness/host-turns.js';
-import { setMaxListeners } from 'node:events';
 import { LeaseCuts, pacingOf, releasedBeforeStart } from '../../politeness/request-pacing.js';
 import { MAX_LEASE } from '../../politeness/leases.js';
 import type { FetchOutcome } from '../../fetching/http-fetcher.js';
@@ -78,8 +77,6 @@ class Fetch implements Processor<In, Out> {
     this.gate = new AddressGate(s.config.maxInFlightPerIp);
     this.turns = s.hostTurns ?? new HostTurns();
     this.policy = new NetworkPolicy(s.config.allowNetworks);
-    // Every record waiting for a request slot or its server address listens on it.
-    setMaxListeners(0, this.stopWaiting.signal);
   }
 
   init(ctx: ProcessorContext<Out>): void {
