@@ -46,6 +46,11 @@ export const fetched = defineTopic<FetchResult>()({
   description: 'fetch outcomes with raw bodies (bounded, compressed): replayable without refetching',
 });
 
+export const fetchReports = defineTopic<FetchResult>()({
+  name: 'fetch-reports', schema: loadSchema('fetch-result'), key: HOST, retention: 'until-consumed', maxRecordBytes: 16 * MB, internal: true,
+  description: 'what the schedule needs of each fetch outcome: the fetched record without its body and headers (a robots.txt keeps its body)',
+});
+
 export const parsed = defineTopic<ParsedPage>()({
   name: 'parsed', schema: loadSchema('parsed-page'), key: HOST, retention: { ms: 7 * DAY }, maxRecordBytes: 8 * MB,
   description: 'title, text stats, links, canonical, meta robots, content hash, simhash',

@@ -35,7 +35,7 @@ describe('crawl topology', () => {
     assert.deepEqual(by('normalize').inputs, ['discovered-urls']);
     assert.ok(by('normalize').outputs.includes('normalized'));
     assert.deepEqual(by('dedup').inputs, ['normalized']);
-    assert.ok(by('schedule').inputs.includes('deduped') && by('schedule').inputs.includes('fetched'));
+    assert.ok(by('schedule').inputs.includes('deduped') && by('schedule').inputs.includes('fetch-reports'));
     assert.deepEqual(by('resolve').inputs, ['scheduled']);
     assert.deepEqual(by('fetch').inputs, ['resolved'], 'fetch reads requests keyed by server address');
     assert.ok(by('parse').outputs.includes('discovered-urls'), 'links re-enter discovery');

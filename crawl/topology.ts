@@ -4,7 +4,7 @@
 //   discovered-urls → normalize → normalized → dedup → deduped → schedule → scheduled → resolve
 //        ↑                                                   ↑         resolved (by server address) → fetch → fetched
 //        ↑                                                   ↑                                   │
-//        └──────────── links, redirects ── parse ←───────────┴──── (fetch completions) ──────────┤
+//        └──────────── links, redirects ── parse ←───────────┴── fetch-reports, unfetched ──────┤
 //                                            │                                                   │
 //                        parsed ← ───────────┘                                                   │
 //                          ├→ near-dup-bands → simhash-bands (by band) → near-dup → duplicates   │
@@ -36,6 +36,7 @@ export function crawlTopologyBuilder(extra: readonly AnyProcessorDefinition<Craw
     .topic(topics.scheduled)
     .topic(topics.resolved)
     .topic(topics.fetched)
+    .topic(topics.fetchReports)
     .topic(topics.parsed)
     .topic(topics.simhashBands)
     .topic(topics.duplicates)
@@ -43,7 +44,7 @@ export function crawlTopologyBuilder(extra: readonly AnyProcessorDefinition<Craw
     .topic(topics.unfetched)
     .processor(normalizeProcessor)
     .processor(dedupProcessor)
-    // schedule also reads fetched and unfetched: a host's lease ends when each of its URLs reported.
+    // schedule also reads fetch-reports and unfetched: a host's lease ends when each of its URLs reported.
     .processor(scheduleProcessor)
     .processor(resolveProcessor)
     .processor(fetchProcessor)

@@ -48,10 +48,24 @@ async function fetchOne(req: FetchRequest, allowNetworks = ['127.0.0.0/8']): Pro
     const out = d.readOutput('fetched');
     assert.equal(out.length, 1);
     assert.equal(out[0].key, req.host);
+    assertReported(out[0].value, d.readOutput('fetch-reports'));
     return out[0].value;
   } finally {
     await close();
   }
+}
+
+/** The schedule is told every outcome it paces by, without the page's body and headers (a robots.txt keeps its body). */
+function assertReported(result: FetchResult, reports: { key: string; value: FetchResult }[]): void {
+  assert.equal(reports.length, 1, 'one report per fetch outcome');
+  const report = reports[0].value;
+  assert.equal(reports[0].key, result.host);
+  for (const field of ['fetch_id', 'url', 'kind', 'status', 'error', 'final_url', 'started_at', 'elapsed_ms', 'retry_after_ms', 'etag', 'last_modified', 'body_sha1', 'changed', 'next_due_at', 'lease_id', 'lease_epoch', 'address'] as const) {
+    assert.deepEqual(report[field], result[field], field);
+  }
+  if (result.kind === 'robots') assert.deepEqual([report.body_encoding, report.body], [result.body_encoding, result.body]);
+  else assert.equal(report.body.length, 0, 'a page\'s body goes to parse, not to the schedule');
+  assert.deepEqual([report.headers, report.response_headers, report.request_headers], [{}, [], []]);
 }
 
 describe('fetch', () => {
@@ -101,6 +115,12 @@ describe('fetch', () => {
     assert.equal(r.remote_address, server.host);
     assert.equal(arrivals.length, 1);
     assert.match(String(arrivals[0].headers['user-agent']), /^crawlstream\//);
+  });
+
+  it('should report a robots.txt to the schedule with its body, which the schedule reads its rules from', async () => {
+    const r = await fetchOne(request('/page', { kind: 'robots' }));
+    assert.equal(r.kind, 'robots');
+    assert.ok(r.body.length > 0);
   });
 
   it('should record the Location of a 301 as the final URL, resolved to an absolute URL', async () => {

@@ -7,7 +7,8 @@ import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, 
 import { createHash } from 'node:crypto';
 import type { FetchRequest, FetchResult } from '../../schemas/records.js';
 import type { CrawlConfig } from '../../contract/config.js';
-import { discoveredUrls, fetched, resolved, skipped, unfetched } from '../../contract/topics.js';
+import { discoveredUrls, fetched, fetchReports, resolved, skipped, unfetched } from '../../contract/topics.js';
+import { fetchReport } from '../../contract/fetch-report.js';
 import { AddressGate } from '../../politeness/address-gate.js';
 import { isIP } from 'node:net';
 import { NetworkPolicy } from '../../fetching/network-policy.js';
@@ -32,7 +33,7 @@ const MAX_REQUESTS_IN_FLIGHT = 128;
 /** Records a fetch task holds at once: mostly a lease's URLs waiting for their host's turn. */
 const MAX_RECORDS_IN_PROCESS = MAX_REQUESTS_IN_FLIGHT * MAX_LEASE;
 // skipped: what a sitemap dropped (entries off its host or on forbidden addresses, the rest after a limit).
-const outputs = [fetched, discoveredUrls, unfetched, skipped] as const;
+const outputs = [fetched, fetchReports, discoveredUrls, unfetched, skipped] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
@@ -273,6 +274,7 @@ class Fetch implements Processor<In, Out> {
     if (outcome.status === 304) ctx.metrics.count('not-modified');
     ctx.metrics.count('bytes', outcome.bytes);
     ctx.forward('fetched', request.host, result);
+    ctx.forward('fetch-reports', request.host, fetchReport(result));
   }
 
   private rememberRobots(url: string, outcome: FetchOutcome): void {

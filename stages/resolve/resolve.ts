@@ -10,7 +10,8 @@
 // A lease queued behind another of its host comes pinned to that one's address and is not looked up
 // again: both must reach the same fetch task, which serializes them.
 import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../../engine/api.js';
-import { fetched, resolved, scheduled, unfetched } from '../../contract/topics.js';
+import { fetched, fetchReports, resolved, scheduled, unfetched } from '../../contract/topics.js';
+import { fetchReport } from '../../contract/fetch-report.js';
 import type { HttpFetcher } from '../../fetching/http-fetcher.js';
 import type { CrawlObserver } from '../../contract/services.js';
 import { PLAIN_RESULT, type FetchRequest, type FetchResult } from '../../schemas/records.js';
@@ -18,7 +19,7 @@ import { leaseRequests } from '../../politeness/leases.js';
 import { retryableError } from '../../politeness/host-politeness.js';
 
 const inputs = [scheduled] as const;
-const outputs = [resolved, fetched, unfetched] as const;
+const outputs = [resolved, fetched, fetchReports, unfetched] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
 
@@ -47,7 +48,7 @@ class Resolve implements Processor<In, Out> {
   }
 
   /**
-   * No request can be sent: the outcome goes straight to `fetched`, which reports it to the schedule.
+   * No request can be sent: the outcome goes straight to `fetched`, and its report to the schedule.
    * A failure worth retrying (DNS) ends the lease there, as a failed fetch would: the lease's other URLs
    * are given back. One that is not (a refused address) is every URL's outcome.
    */
@@ -65,7 +66,9 @@ class Resolve implements Processor<In, Out> {
       ctx.metrics.count(`errors.${kind}`);
       // A fetch attempt that ended before a request could leave (DNS, network policy): counted as one.
       this.observer.fetchDone({ kind: request.kind, status: 0, errorKind: kind, truncated: false, seconds: 0, wireBytes: 0, host: request.host, error: `${kind}: ${message}` });
-      ctx.forward('fetched', request.host, failure(request, `${kind}: ${message}`, now));
+      const result = failure(request, `${kind}: ${message}`, now);
+      ctx.forward('fetched', request.host, result);
+      ctx.forward('fetch-reports', request.host, fetchReport(result));
     });
   }
 }

@@ -45,11 +45,11 @@ describe('schedule when a record fails mid-way', () => {
     const [robots] = released(d);
     // Answered half a second after its release: the loop the schedule measures sizes leases to two URLs.
     await d.advanceTime(500);
-    await d.pipe('fetched', HOST, done(robots, d, 'User-agent: *\nAllow: /\n'));
+    await d.pipe('fetch-reports', HOST, done(robots, d, 'User-agent: *\nAllow: /\n'));
     await d.advanceTime(2_000);
     const [x] = released(d);
     assert.equal(x.url, `${ORIGIN}/x`);
-    await d.pipe('fetched', HOST, done(x, d));
+    await d.pipe('fetch-reports', HOST, done(x, d));
     await d.advanceTime(2_000);
     assert.equal(d.hasPendingWork('schedule'), false);
 
@@ -75,7 +75,7 @@ describe('schedule when a record fails mid-way', () => {
     for (let i = 0; i < 5 && d.hasPendingWork('schedule'); i++) {
       for (const r of released(d)) {
         leased.push(r.url);
-        await d.pipe('fetched', HOST, done(r, d));
+        await d.pipe('fetch-reports', HOST, done(r, d));
       }
       await d.advanceTime(2_000);
     }

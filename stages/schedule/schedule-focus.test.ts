@@ -33,7 +33,7 @@ async function answerAll(d: CrawlTestDriver): Promise<string[]> {
   const pages: string[] = [];
   for (const r of d.readOutput('scheduled')) {
     if (r.value.kind === 'page') pages.push(r.value.url);
-    await d.pipe('fetched', r.value.host, done(r.value, d, r.value.kind === 'robots' ? 'User-agent: *\nAllow: /\n' : ''));
+    await d.pipe('fetch-reports', r.value.host, done(r.value, d, r.value.kind === 'robots' ? 'User-agent: *\nAllow: /\n' : ''));
   }
   return pages;
 }

@@ -46,7 +46,7 @@ async function readyHost(d: CrawlTestDriver, pathsToQueue: string[], robots = 'U
   const [r] = released(d);
   assert.equal(r.kind, 'robots', 'robots.txt first, as a lease of its own');
   await d.advanceTime(loopMs);
-  await d.pipe('fetched', HOST, done(r, d, { body: Buffer.from(robots), bytes: robots.length }));
+  await d.pipe('fetch-reports', HOST, done(r, d, { body: Buffer.from(robots), bytes: robots.length }));
 }
 
 describe('schedule: leases', () => {
@@ -57,7 +57,7 @@ describe('schedule: leases', () => {
     const lease = released(d);
     assert.ok(lease.length >= 2, `a lease of ${lease.length}`);
     const [first, ...rest] = lease;
-    await d.pipe('fetched', HOST, done(first, d, { status: 429, retry_after_ms: 5000 }));
+    await d.pipe('fetch-reports', HOST, done(first, d, { status: 429, retry_after_ms: 5000 }));
     const throttledAt = d.now;
     for (const r of rest) await d.pipe('unfetched', HOST, givenBack(r, d, 'lease-cut'));
     assert.equal(d.counter('schedule', 'throttled'), 1);
@@ -74,7 +74,7 @@ describe('schedule: leases', () => {
         if (again.length === 0) assert.ok(d.now - throttledAt >= 5000);
         assert.ok(r.lease_epoch > first.lease_epoch);
         again.push(r);
-        await d.pipe('fetched', HOST, done(r, d));
+        await d.pipe('fetch-reports', HOST, done(r, d));
       }
     }
     assert.deepEqual(paths(again).sort(), ['/a', '/b', '/c', '/d'], 'every URL once more: the throttled one, those given back, the rest');
@@ -100,7 +100,7 @@ describe('schedule: leases', () => {
     const [again] = released(d);
     assert.equal(again.url, a.url);
     assert.notEqual(again.lease_id, a.lease_id);
-    await d.pipe('fetched', HOST, done(a, d));
+    await d.pipe('fetch-reports', HOST, done(a, d));
     assert.equal(d.counter('schedule', 'stale-completions'), 1, 'the lost lease\'s late report is ignored');
     await d.advanceTime(1000 + 2000 + 60_000);
     assert.equal(d.counter('schedule', 'lease-lost.dropped'), 1);
@@ -121,16 +121,16 @@ describe('schedule: leases', () => {
     assert.equal(first[0].address, '', 'a lease onto a free host is resolved afresh');
     const l1 = leaseRequests(first[0]);
     assert.ok(l1.length >= 2, `a lease of ${l1.length}`);
-    await d.pipe('fetched', HOST, done(l1[0], d, { address: ADDRESS }));
+    await d.pipe('fetch-reports', HOST, done(l1[0], d, { address: ADDRESS }));
     const second = d.readOutput('scheduled').map((r) => r.value);
     assert.equal(second.length, 1, 'a second lease queues behind the first');
     assert.equal(second[0].address, ADDRESS, 'pinned to the address the first one reached');
     const l2 = leaseRequests(second[0]);
-    for (const r of l1.slice(1)) await d.pipe('fetched', HOST, done(r, d, { address: ADDRESS }));
+    for (const r of l1.slice(1)) await d.pipe('fetch-reports', HOST, done(r, d, { address: ADDRESS }));
     assert.equal(d.readOutput('scheduled').length, 0, 'the queued lease has not reported yet: no third');
     assert.equal(d.store(hostsStore).get(HOST)!.leases.open.length, 1);
     // A failure in the queued lease: its rest comes back, and nothing queues behind a failing host.
-    await d.pipe('fetched', HOST, done(l2[0], d, { status: 503, address: ADDRESS }));
+    await d.pipe('fetch-reports', HOST, done(l2[0], d, { status: 503, address: ADDRESS }));
     assert.equal(d.readOutput('scheduled').length, 0);
     for (const r of l2.slice(1)) await d.pipe('unfetched', HOST, givenBack(r, d, 'lease-cut'));
     assert.equal(d.readOutput('scheduled').length, 0, 'the backoff runs first');
@@ -153,7 +153,7 @@ describe('schedule: leases', () => {
           continue;
         }
         fetched.push(new URL(r.url).pathname);
-        await d.pipe('fetched', HOST, done(r, d));
+        await d.pipe('fetch-reports', HOST, done(r, d));
       }
       gaveBack = true;
     }
@@ -172,7 +172,7 @@ describe('schedule: leases', () => {
       await d.advanceTime(1);
       for (const r of released(d)) {
         kinds.push(r.kind);
-        await d.pipe('fetched', HOST, done(r, d));
+        await d.pipe('fetch-reports', HOST, done(r, d));
       }
     }
     assert.deepEqual(kinds, ['sitemap', 'page', 'sitemap', 'page', 'sitemap', 'page', 'sitemap']);

@@ -61,7 +61,7 @@ describe('schedule across a restart', () => {
     let runtime = await open();
     await runtime.produce('deduped', HOST, url('/a'));
     await until('robots.txt leased', () => hostState(runtime)?.leases.open[0]?.kind === 'robots');
-    await runtime.produce('fetched', HOST, robotsFetched(hostState(runtime)!.leases.open[0].id, now));
+    await runtime.produce('fetch-reports', HOST, robotsFetched(hostState(runtime)!.leases.open[0].id, now));
     await until('robots.txt read', () => hostState(runtime)?.robots.status === 'rules');
     now += DELAY;
     await until('/a leased', () => hostState(runtime)?.leases.open[0]?.kind === 'urls');

@@ -32,7 +32,7 @@ function releasedUrls(d: CrawlTestDriver): FetchRequest[] {
 
 /** Reports each request fetched at once (`answer` shapes each outcome). */
 async function completeAll(d: CrawlTestDriver, requests: FetchRequest[], answer: (r: FetchRequest) => Partial<FetchResult> = () => ({})): Promise<void> {
-  for (const r of requests) await d.pipe('fetched', HOST, done(r, d, answer(r)));
+  for (const r of requests) await d.pipe('fetch-reports', HOST, done(r, d, answer(r)));
 }
 
 const robotsBody = (text: string) => ({ body: Buffer.from(text), bytes: text.length });
@@ -55,7 +55,7 @@ async function readyHost(d: CrawlTestDriver, robots = 'User-agent: *\nAllow: /\n
   const [robotsReq] = d.readOutput('scheduled');
   assert.equal(robotsReq.value.kind, 'robots');
   await d.advanceTime(500);
-  await d.pipe('fetched', HOST, done(robotsReq.value, d, robotsBody(robots)));
+  await d.pipe('fetch-reports', HOST, done(robotsReq.value, d, robotsBody(robots)));
   return d;
 }
 
@@ -156,7 +156,7 @@ describe('schedule', () => {
       await d.advanceTime(1000);
       for (const r of releasedUrls(d)) {
         released.push(r.url);
-        await d.pipe('fetched', HOST, done(r, d));
+        await d.pipe('fetch-reports', HOST, done(r, d));
       }
     }
     // The group for our token replaces the * group, so /private/ is allowed for us.
@@ -169,7 +169,7 @@ describe('schedule', () => {
     const d = await driver();
     await d.pipe('deduped', HOST, url('/a'));
     const [robots] = d.readOutput('scheduled');
-    await d.pipe('fetched', HOST, done(robots.value, d, { status: 403 }));
+    await d.pipe('fetch-reports', HOST, done(robots.value, d, { status: 403 }));
     await d.advanceTime(1000);
     assert.deepEqual(d.readOutput('scheduled').map((r) => r.value.url), [`${ORIGIN}/a`]);
     await d.close();
@@ -182,7 +182,7 @@ describe('schedule', () => {
     for (let i = 0; i < 20; i++) {
       for (const r of d.readOutput('scheduled')) {
         requested.push(r.value.url);
-        await d.pipe('fetched', HOST, done(r.value, d, { status: 503 }));
+        await d.pipe('fetch-reports', HOST, done(r.value, d, { status: 503 }));
       }
       await d.advanceTime(10_000);
     }
@@ -199,7 +199,7 @@ describe('schedule', () => {
     await d.pipe('deduped', HOST, url('/a'));
     await d.pipe('deduped', HOST, url('/b'));
     const [robots] = d.readOutput('scheduled');
-    await d.pipe('fetched', HOST, done(robots.value, d, robotsBody('User-agent: *\nCrawl-delay: 1e308\n')));
+    await d.pipe('fetch-reports', HOST, done(robots.value, d, robotsBody('User-agent: *\nCrawl-delay: 1e308\n')));
     assert.equal(d.counter('schedule', 'errors.fetched'), 0, 'the completion was handled');
     assert.deepEqual(d.readOutput('dead-letters'), []);
     const skipped = d.readOutput('skipped').map((r) => [r.value.url, r.value.reason]);
@@ -215,12 +215,12 @@ describe('schedule', () => {
     await d.pipe('deduped', HOST, url('/private/a'));
     await d.pipe('deduped', HOST, url('/b'));
     const [robots] = d.readOutput('scheduled');
-    await d.pipe('fetched', HOST, done(robots.value, d, { status: 301, final_url: `${ORIGIN}/policy/robots.txt` }));
+    await d.pipe('fetch-reports', HOST, done(robots.value, d, { status: 301, final_url: `${ORIGIN}/policy/robots.txt` }));
     assert.equal(d.readOutput('scheduled').length, 0);
     await d.advanceTime(1000);
     const [hop] = d.readOutput('scheduled');
     assert.equal(hop.value.url, `${ORIGIN}/policy/robots.txt`);
-    await d.pipe('fetched', HOST, done(hop.value, d, robotsBody('User-agent: *\nDisallow: /private/\n')));
+    await d.pipe('fetch-reports', HOST, done(hop.value, d, robotsBody('User-agent: *\nDisallow: /private/\n')));
     await d.advanceTime(1000);
     assert.deepEqual(d.readOutput('scheduled').map((r) => r.value.url), [`${ORIGIN}/b`]);
     await d.close();
@@ -232,7 +232,7 @@ describe('schedule', () => {
     await readyHost(d);
     await d.advanceTime(1000);
     const [first] = d.readOutput('scheduled');
-    await d.pipe('fetched', HOST, done(first.value, d, { status: 429, retry_after_ms: 5000 }));
+    await d.pipe('fetch-reports', HOST, done(first.value, d, { status: 429, retry_after_ms: 5000 }));
     await d.advanceTime(4999);
     assert.equal(d.readOutput('scheduled').length, 0);
     await d.advanceTime(1);
@@ -251,7 +251,7 @@ describe('schedule', () => {
       await d.advanceTime(500);
       for (const r of d.readOutput('scheduled')) {
         times.push(d.now);
-        await d.pipe('fetched', HOST, done(r.value, d, { status: 500 }));
+        await d.pipe('fetch-reports', HOST, done(r.value, d, { status: 500 }));
       }
     }
     assert.equal(times.length, 3);
@@ -272,7 +272,7 @@ describe('schedule', () => {
       await d.advanceTime(1);
       for (const r of releasedUrls(d)) {
         order.push(new URL(r.url).pathname);
-        await d.pipe('fetched', HOST, done(r, d));
+        await d.pipe('fetch-reports', HOST, done(r, d));
       }
     }
     assert.deepEqual(order, ['/shallow', '/middle', '/deep']);
@@ -288,7 +288,7 @@ describe('schedule', () => {
       await d.advanceTime(1);
       for (const r of releasedUrls(d)) {
         pages.push(new URL(r.url).pathname);
-        await d.pipe('fetched', HOST, done(r, d));
+        await d.pipe('fetch-reports', HOST, done(r, d));
       }
     }
     assert.deepEqual(pages, ['/1', '/2']);
@@ -319,11 +319,11 @@ describe('schedule', () => {
     await readyHost(d);
     await d.advanceTime(1);
     const [a] = releasedUrls(d);
-    await d.pipe('fetched', HOST, done(a, d));
+    await d.pipe('fetch-reports', HOST, done(a, d));
     await d.pipe('deduped', HOST, url('/b'));
     const [b] = releasedUrls(d);
     assert.equal(b.url, `${ORIGIN}/b`);
-    await d.pipe('fetched', HOST, done(a, d)); // the redo of /a completes while /b is out
+    await d.pipe('fetch-reports', HOST, done(a, d)); // the redo of /a completes while /b is out
     await d.advanceTime(1000);
     assert.equal(d.readOutput('scheduled').length, 0, '/b is still out');
     assert.deepEqual(d.store(hostsStore).get(HOST)!.leases.open.map((l) => l.id), [b.lease_id]);
@@ -340,7 +340,7 @@ describe('schedule: priority, recrawl, sitemaps', () => {
       await d.advanceTime(100);
       for (const r of releasedUrls(d)) {
         released.push(r);
-        await d.pipe('fetched', HOST, done(r, d, answer(r)));
+        await d.pipe('fetch-reports', HOST, done(r, d, answer(r)));
       }
     }
     return released;
@@ -357,7 +357,7 @@ describe('schedule: priority, recrawl, sitemaps', () => {
       for (const r of releasedUrls(d)) {
         const path = new URL(r.url).pathname;
         released.push(path);
-        await d.pipe('fetched', HOST, done(r, d));
+        await d.pipe('fetch-reports', HOST, done(r, d));
         // Each leaf fetched links to the five hubs; dedup reports a hub's in-links at 1, 2, 4, 8, …
         if (path.startsWith('/leaf/')) {
           const n = Number(path.slice(6));

@@ -1,8 +1,8 @@
-// schedule: deduped + fetched + unfetched → scheduled. The frontier, and the politeness loop's
+// schedule: deduped + fetch-reports + unfetched → scheduled. The frontier, and the politeness loop's
 // scheduler side: it asks politeness/ when each host may be asked again and never computes a delay.
 //
 // A host's next URLs go out as a lease (politeness/leases.ts): up to 32 of them, about a round trip of
-// the host's pacing, once (1) no lease of the host is out — the fetched and unfetched topics,
+// the host's pacing, once (1) no lease of the host is out — the fetch-reports and unfetched topics,
 // co-partitioned with this task, report each URL — (2) the host's timer, set from when its last fetch
 // FINISHED plus max(default delay, Crawl-delay, Retry-After, backoff), has passed, and (3) robots.txt
 // has been read (fetched first, as a lease of its own). The fetch task that owns the host's server
@@ -13,7 +13,7 @@
 import { defineProcessor, type KeyValueStore, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../../engine/api.js';
 import type { CanonicalUrl, FetchResult, UnfetchedUrl } from '../../schemas/records.js';
 import type { CrawlConfig } from '../../contract/config.js';
-import { deduped, fetched, scheduled, skipped, unfetched } from '../../contract/topics.js';
+import { deduped, fetchReports, scheduled, skipped, unfetched } from '../../contract/topics.js';
 import { hostsStore, newHostState, robotsStore, type HostState } from './host-state.js';
 import { readyQueueStore, waitingQueueStore } from './queue-stores.js';
 import { Frontier } from './frontier.js';
@@ -31,7 +31,7 @@ import { afterPage, dropReadyUrls, giveUpLeases, queueSitemaps, requeue } from '
 import type { FocusGate } from '../../focus/focus-gate.js';
 import type { ScheduleServices } from './schedule-services.js';
 
-const inputs = [fetched, deduped, unfetched] as const;
+const inputs = [fetchReports, deduped, unfetched] as const;
 const outputs = [scheduled, skipped] as const;
 type In = TopicValues<typeof inputs>;
 type Out = TopicValues<typeof outputs>;
@@ -97,7 +97,7 @@ export class Schedule implements Processor<In, Out> {
     this.ctx = ctx;
     this.budget?.begin();
     switch (record.topic) {
-      case 'fetched':
+      case 'fetch-reports':
         return this.onFetched(record.value, ctx.now());
       case 'unfetched':
         return this.onUnfetched(record.value, ctx.now());
@@ -391,8 +391,6 @@ export const scheduleProcessor = defineProcessor({
   outputs,
   stores: [hostsStore, urlsStore, readyQueueStore, waitingQueueStore, robotsStore],
   punctuateEveryMs: 10,
-  // A fetch's headers and the like are stored by the sink; the scheduler would only decode them to drop them.
-  skips: { fetched: ['headers', 'request_headers', 'response_headers', 'redirect_chain', 'subrequests', 'rendered_body'] },
   delivery: 'Exactly once: leases, host timers and queue changes commit together with the input position. A URL redone or given back after a crash is reported once; a second report is ignored; a lease that stops reporting is released again once.',
   create: (s: ScheduleServices) => new Schedule(s),
 });
