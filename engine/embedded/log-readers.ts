@@ -54,7 +54,7 @@ export class LogReaders<S> {
       this.trimTail(log);
       for (let capacity = task.capacity(); capacity > 0; capacity = task.capacity()) {
         const next = task.nextOffset(topic);
-        const records = log.read(next, Math.min(capacity, READ_BATCH));
+        const records = log.read(next, Math.min(capacity, READ_BATCH), task.byteRoom());
         if (records.length === 0) {
           // Offsets damage made unreadable: the restored position marks the range's last one finished.
           const lost = log.lostAt(next);

@@ -26,6 +26,16 @@ describe('PartitionLog', () => {
     log.close();
   });
 
+  it('should read from its in-memory tail at most maxBytes, and always at least one record', () => {
+    const { log } = fresh();
+    const { end, written } = log.append([0, 1, 2, 3].map((i) => ({ key: 'k', value: Buffer.alloc(100, i), timestamp: 1_000 + i })));
+    log.publish(end, written);
+    assert.deepEqual(log.read(0, 10, 250).map((r) => r.offset), [0, 1], 'a task\'s read-ahead is bounded in bytes');
+    assert.deepEqual(log.read(2, 10, 1).map((r) => r.offset), [2], 'a record larger than the room is still read alone');
+    assert.equal(log.read(0, 10).length, 4);
+    log.close();
+  });
+
   it('should cut off what was appended after the last commit when reopened (a kill -9 between append and commit)', () => {
     const { dir, log } = fresh();
     const first = log.append([rec(0), rec(1)]);

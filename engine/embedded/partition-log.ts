@@ -263,7 +263,14 @@ export class PartitionLog {
     const tailStart = this.tail.peek()?.offset ?? Infinity;
     if (from >= tailStart) {
       const i = from - tailStart;
-      return this.tail.slice(i, i + max);
+      const out = this.tail.slice(i, i + max);
+      // As a read from disk: at least one record, then as many as fit in maxBytes.
+      let bytes = out[0]?.value.length ?? 0;
+      for (let n = 1; n < out.length; n++) {
+        bytes += out[n].value.length;
+        if (bytes > maxBytes) return out.slice(0, n);
+      }
+      return out;
     }
     return this.readFromDisk(from, max, maxBytes);
   }

@@ -22,6 +22,8 @@ export interface DispatchOptions {
 
 export class RecordDispatch {
   readonly queue = new Fifo<RawRecord>();
+  /** Bytes of the queued records' values: what the task's read-ahead holds. */
+  private bytes = 0;
   /** Concurrent records running now. */
   private running = 0;
   /** Sequential records and punctuations run one at a time; a commit is never taken mid-way through one. */
@@ -48,6 +50,18 @@ export class RecordDispatch {
 
   push(record: RawRecord): void {
     this.queue.push(record);
+    this.bytes += record.value.length;
+  }
+
+  /** Bytes of the queued records' values. */
+  get queuedBytes(): number {
+    return this.bytes;
+  }
+
+  private take(): RawRecord {
+    const record = this.queue.take();
+    this.bytes -= record.value.length;
+    return record;
   }
 
   /** Starts what was pushed. */
@@ -93,7 +107,7 @@ export class RecordDispatch {
           // The clock is read every few records: reading it per record cost as much as a small processor.
           for (let n = 0; this.queue.size > 0 && this.o.accepting(); n++) {
             if ((n & 15) === 15 && performance.now() >= deadline) break;
-            const pending = this.o.run(this.queue.take());
+            const pending = this.o.run(this.take());
             if (pending) await pending;
           }
         });
@@ -109,7 +123,7 @@ export class RecordDispatch {
   private dispatchConcurrent(): void {
     const { maxInFlight, perKeyOrder } = this.o.concurrency!;
     while (this.queue.size > 0 && this.running < maxInFlight && this.o.accepting()) {
-      const record = this.queue.take();
+      const record = this.take();
       if (perKeyOrder) {
         const waiting = this.keysInFlight.get(record.key);
         if (waiting) {

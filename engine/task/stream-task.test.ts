@@ -6,7 +6,7 @@ import { TopicCodecs } from '../avro/topic-codecs.js';
 import { defineProcessor, TopologyBuilder } from '../api.js';
 import { lines, words, type Line } from '../examples/word-count.js';
 import { IllegalTransitionError } from './task-lifecycle.js';
-import { StreamTask, type RawRecord } from './stream-task.js';
+import { MAX_QUEUED_BYTES, StreamTask, type RawRecord } from './stream-task.js';
 
 /** Waits for a condition by turns of the event loop, never by wall-clock time. */
 async function until(condition: () => boolean): Promise<void> {
@@ -44,8 +44,8 @@ async function slowTask(concurrency?: { maxInFlight: number; perKeyOrder: boolea
   });
   task.restoring();
   await task.start(new Map([['lines', { base: 0, done: [] }]]));
-  const record = (offset: number): RawRecord => {
-    const value: Line = { doc: `d${offset}`, text: `w${offset}` };
+  const record = (offset: number, text = `w${offset}`): RawRecord => {
+    const value: Line = { doc: `d${offset}`, text };
     return { topic: 'lines', partition: 0, offset, timestamp: 0, key: value.doc, value: codecs.encode('lines', value) };
   };
   const finish = async (offset: number) => {
@@ -114,4 +114,22 @@ describe('StreamTask exits', () => {
     await assert.rejects(task.handOver(), IllegalTransitionError);
     await assert.rejects(task.close(), IllegalTransitionError);
   });
+
+  it('should take no more records while its read-ahead holds its bytes, however few records that is', async () => {
+    const { task, record, finish } = await slowTask();
+    const big = 'x'.repeat(Math.ceil(MAX_QUEUED_BYTES / 5));
+    assert.ok(task.capacity() > 100, 'room for many small records');
+    // The first runs (and waits); the other seven wait in the queue: more bytes than the read-ahead holds.
+    task.offer([0, 1, 2, 3, 4, 5, 6, 7].map((i) => record(i, big)));
+    await until(() => task.isQuiescent() === false);
+    assert.equal(task.capacity(), 0, 'a task behind its producer holds a bounded read-ahead, in bytes');
+    assert.ok(task.byteRoom() === 0);
+    for (const offset of [0, 1, 2]) await finish(offset);
+    await until(() => task.capacity() > 0);
+    assert.ok(task.byteRoom() > 0 && task.byteRoom() < MAX_QUEUED_BYTES, 'room again once records ran, for what they freed');
+    for (const offset of [3, 4, 5, 6, 7]) await finish(offset);
+    await until(() => task.isQuiescent());
+    assert.equal(task.byteRoom(), MAX_QUEUED_BYTES);
+  });
 });
+

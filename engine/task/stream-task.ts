@@ -30,6 +30,8 @@ export const STOP_GRACE_MS = 5_000;
  * its own bound (the Kafka worker: the fetch timeout, so that no request on the wire is cut off).
  */
 export const HANDOVER_FINISH_MS = 2_500;
+/** Read-ahead a task holds, in bytes of record values, beyond the records it runs. */
+export const MAX_QUEUED_BYTES = 1024 * 1024;
 
 export class StreamTask<S = unknown> {
   readonly id: string;
@@ -120,12 +122,21 @@ export class StreamTask<S = unknown> {
     return this.tracker(topic).uncommittedBelow(end);
   }
 
-  /** Backpressure: how many more records the runtime may hand over now. */
+  /**
+   * Backpressure: how many more records the runtime may hand over now. Bounded by bytes as well as
+   * records: a task behind its producer holds its read-ahead in memory, and 2,048 fetched records with
+   * their bodies are ~30 MB a task (at 100,000 pages, queued `fetched` records were 209 MB of the heap).
+   */
   capacity(): number {
-    if (!this.lifecycle.accepting) return 0;
+    if (!this.lifecycle.accepting || this.dispatch.queuedBytes >= MAX_QUEUED_BYTES) return 0;
     const concurrency = this.node.definition.concurrency;
     const limit = concurrency ? concurrency.maxInFlight + 256 : 2048;
     return Math.max(0, limit - this.dispatch.queue.size - this.dispatch.inFlight);
+  }
+
+  /** Bytes of record values the runtime may still hand over now (read at least one record when it is > 0). */
+  byteRoom(): number {
+    return Math.max(0, MAX_QUEUED_BYTES - this.dispatch.queuedBytes);
   }
 
   offer(records: RawRecord[]): void {
