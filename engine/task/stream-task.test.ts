@@ -132,4 +132,3 @@ describe('StreamTask exits', () => {
     assert.equal(task.byteRoom(), MAX_QUEUED_BYTES);
   });
 });
-
