@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { FetchRequest, FetchResult } from '../../schemas/records.js';
 import type { CrawlConfig } from '../../contract/config.js';
 import { discoveredUrls, fetched, fetchReports, resolved, skipped, unfetched } from '../../contract/topics.js';
-import { fetchReport } from '../../contract/fetch-report.js';
+import { forwardOutcome } from '../../contract/fetch-report.js';
 import { AddressGate } from '../../politeness/address-gate.js';
 import { isIP } from 'node:net';
 import { NetworkPolicy } from '../../fetching/network-policy.js';
@@ -273,8 +273,7 @@ class Fetch implements Processor<In, Out> {
     if (outcome.status > 0 && request.kind === 'sitemap') ctx.metrics.count('responses.sitemap');
     if (outcome.status === 304) ctx.metrics.count('not-modified');
     ctx.metrics.count('bytes', outcome.bytes);
-    ctx.forward('fetched', request.host, result);
-    ctx.forward('fetch-reports', request.host, fetchReport(result));
+    forwardOutcome(ctx, result);
   }
 
   private rememberRobots(url: string, outcome: FetchOutcome): void {

@@ -11,7 +11,7 @@
 // again: both must reach the same fetch task, which serializes them.
 import { defineProcessor, type Processor, type ProcessorContext, type RecordOf, type TopicValues } from '../../engine/api.js';
 import { fetched, fetchReports, resolved, scheduled, unfetched } from '../../contract/topics.js';
-import { fetchReport } from '../../contract/fetch-report.js';
+import { forwardOutcome } from '../../contract/fetch-report.js';
 import type { HttpFetcher } from '../../fetching/http-fetcher.js';
 import type { CrawlObserver } from '../../contract/services.js';
 import { PLAIN_RESULT, type FetchRequest, type FetchResult } from '../../schemas/records.js';
@@ -66,9 +66,7 @@ class Resolve implements Processor<In, Out> {
       ctx.metrics.count(`errors.${kind}`);
       // A fetch attempt that ended before a request could leave (DNS, network policy): counted as one.
       this.observer.fetchDone({ kind: request.kind, status: 0, errorKind: kind, truncated: false, seconds: 0, wireBytes: 0, host: request.host, error: `${kind}: ${message}` });
-      const result = failure(request, `${kind}: ${message}`, now);
-      ctx.forward('fetched', request.host, result);
-      ctx.forward('fetch-reports', request.host, fetchReport(result));
+      forwardOutcome(ctx, failure(request, `${kind}: ${message}`, now));
     });
   }
 }
