@@ -7,6 +7,7 @@ import {
 } from '../../engine/api.js';
 import { deduped, normalized } from '../../contract/topics.js';
 import { SeenFilter } from './seen-filter.js';
+import { SeenCache } from './seen-cache.js';
 import { fingerprint64 } from '../../url/fingerprint.js';
 import type { CanonicalEntry, CanonicalUrl } from '../../schemas/records.js';
 import { canonicalBatches, canonicalEntries } from '../../contract/url-batch.js';
@@ -66,6 +67,7 @@ type Out = TopicValues<typeof outputs>;
 class Dedup implements Processor<In, Out> {
   private seen!: KeyValueStore<SeenKey, Seen>;
   private bloom!: SeenFilter;
+  private readonly cache = new SeenCache();
 
   async init(ctx: ProcessorContext<Out>): Promise<void> {
     const seen = (this.seen = ctx.store(seenSetStore));
@@ -80,9 +82,15 @@ class Dedup implements Processor<In, Out> {
     // deduped record, not one per URL.
     const { more: _batch, ...shared } = record.value;
     const passed: CanonicalEntry[] = [];
-    for (const entry of canonicalEntries(record.value)) {
-      const inlinks = this.decide(shared.host, shared.via, entry.url, scoreStep(entry.score ?? -1), ctx);
-      if (inlinks > 0) passed.push({ ...entry, inlinks });
+    try {
+      for (const entry of canonicalEntries(record.value)) {
+        const inlinks = this.decide(shared.host, shared.via, entry.url, scoreStep(entry.score ?? -1), ctx);
+        if (inlinks > 0) passed.push({ ...entry, inlinks });
+      }
+    } catch (err) {
+      // The record's store writes are rolled back: the cache must not remember them.
+      this.cache.clear();
+      throw err;
     }
     for (const batch of canonicalBatches(shared, passed)) ctx.forward('deduped', shared.host, batch);
   }
@@ -96,7 +104,7 @@ class Dedup implements Processor<In, Out> {
     const key = { host, hi, lo };
     if (this.bloom.mightContain(hi, lo)) {
       ctx.metrics.count('bloom.maybe');
-      const seen = this.seen.get(key);
+      const seen = this.cache.get(hi, lo) ?? this.seen.get(key);
       if (seen !== undefined) {
         ctx.metrics.count('duplicate-urls');
         if (via !== 'link') return 0;
@@ -107,13 +115,17 @@ class Dedup implements Processor<In, Out> {
         const raised = step > seen.best;
         const inlinks = Math.min(seen.found + 1, MAX_REPORTED_INLINKS);
         const doubled = seen.found < MAX_REPORTED_INLINKS && (inlinks & (inlinks - 1)) === 0;
-        if (seen.found < MAX_REPORTED_INLINKS || raised) this.seen.put(key, { found: inlinks, best: Math.max(step, seen.best) });
+        const now = seen.found < MAX_REPORTED_INLINKS || raised ? { found: inlinks, best: Math.max(step, seen.best) } : seen;
+        if (now !== seen) this.seen.put(key, now);
+        this.cache.set(hi, lo, now);
         if (raised) ctx.metrics.count('score-raised');
         return doubled || raised ? inlinks : 0;
       }
     }
     this.bloom.add(hi, lo);
-    this.seen.put(key, { found: 1, best: step });
+    const first = { found: 1, best: step };
+    this.seen.put(key, first);
+    this.cache.set(hi, lo, first);
     ctx.metrics.count('new-urls');
     return 1;
   }
