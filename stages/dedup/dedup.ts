@@ -82,17 +82,16 @@ class Dedup implements Processor<In, Out> {
     // deduped record, not one per URL.
     const { more: _batch, ...shared } = record.value;
     const passed: CanonicalEntry[] = [];
-    try {
-      for (const entry of canonicalEntries(record.value)) {
-        const inlinks = this.decide(shared.host, shared.via, entry.url, scoreStep(entry.score ?? -1), ctx);
-        if (inlinks > 0) passed.push({ ...entry, inlinks });
-      }
-    } catch (err) {
-      // The record's store writes are rolled back: the cache must not remember them.
-      this.cache.clear();
-      throw err;
+    for (const entry of canonicalEntries(record.value)) {
+      const inlinks = this.decide(shared.host, shared.via, entry.url, scoreStep(entry.score ?? -1), ctx);
+      if (inlinks > 0) passed.push({ ...entry, inlinks });
     }
     for (const batch of canonicalBatches(shared, passed)) ctx.forward('deduped', shared.host, batch);
+  }
+
+  /** The failed record's seen-set writes were rolled back: the cache must not remember them. */
+  recordFailed(): void {
+    this.cache.clear();
   }
 
   /**

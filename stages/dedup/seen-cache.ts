@@ -6,7 +6,7 @@
 // Direct-mapped, in one typed array (16 bytes a slot, nothing for the garbage collector to trace): a
 // slot holds the last URL whose fingerprint mapped to it, so a miss only costs the read it replaced.
 // It mirrors the task's store, committed and pending writes alike: the processor writes both together,
-// and clears it whenever the store drops writes it had seen (a record that failed is rolled back).
+// and clears it when the engine rolls back a failed record's writes (the processor's recordFailed).
 import type { Seen } from './dedup.js';
 
 /** Slots per task: 1 MB, a few times the URLs of a bench task's hosts. */
