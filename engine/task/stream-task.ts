@@ -130,7 +130,7 @@ export class StreamTask<S = unknown> {
    * in throughput (the schedule did, until its reports came apart from bodies).
    */
   capacity(): number {
-    if (!this.lifecycle.accepting || this.dispatch.queuedBytes >= MAX_QUEUED_BYTES) return 0;
+    if (!this.lifecycle.accepting || this.byteRoom() === 0) return 0;
     const concurrency = this.node.definition.concurrency;
     const limit = concurrency ? concurrency.maxInFlight + 256 : 2048;
     return Math.max(0, limit - this.dispatch.queue.size - this.dispatch.inFlight);

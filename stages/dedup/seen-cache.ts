@@ -43,10 +43,6 @@ export class SeenCache {
     this.slots.fill(0);
   }
 
-  get bytes(): number {
-    return this.slots.byteLength;
-  }
-
   private slot(hi: number, lo: number): number {
     // Both halves are already uniform hashes; mixing them keeps URLs that share one half apart.
     return (Math.imul(hi ^ lo, 0x9e3779b1) >>> this.shift) << 2;
