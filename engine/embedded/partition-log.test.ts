@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { PartitionLog, type LogEnd } from './partition-log.js';
 
+const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 const rec = (i: number) => ({ key: `host-${i % 3}`, value: Buffer.from(`value-${i}`), timestamp: 1_000 + i });
 
 function fresh(): { dir: string; log: PartitionLog } {
@@ -71,6 +72,22 @@ describe('PartitionLog', () => {
     again.close();
   });
 
+  it('should not let a small read from disk keep a whole read chunk alive through its records', () => {
+    const { log } = fresh();
+    log.setReaders(false); // no in-memory tail: every read goes to the disk
+    const { end, written } = log.append(Array.from({ length: 4_000 }, (_, i) => ({ key: 'k', value: Buffer.alloc(100, i), timestamp: 1_000 + i })));
+    log.publish(end, written);
+    const records = log.read(1_000, 512, 1_000);
+    assert.ok(records.length >= 5 && records.length <= 10, `${records.length} records of ~100 bytes in a 1,000-byte read`);
+    assert.deepEqual(records.map((r) => r.offset), [...range(1_000, 1_000 + records.length)]);
+    assert.deepEqual(records[3].value, Buffer.alloc(100, 1_003));
+    const held = new Set(records.map((r) => r.value.buffer));
+    const heldBytes = [...held].reduce((sum, b) => sum + b.byteLength, 0);
+    assert.ok(heldBytes <= 2 * 1_000, `a task queuing 1,000 bytes of values holds ${heldBytes} bytes of buffers`);
+    assert.equal(log.read(0, 4_000).length, 4_000, 'a large read is whole');
+    log.close();
+  });
+
   it('should drop a torn frame at the end of the last segment', () => {
     const { dir, log } = fresh();
     const first = log.append([rec(0), rec(1)]);
@@ -117,7 +134,6 @@ describe('PartitionLog damage', () => {
     return { log, inspection: log.open(end) };
   };
   const offsets = (records: { offset: number }[]) => records.map((r) => r.offset);
-  const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 
   it('should report exactly which offsets a truncated middle segment lost, and read on after them', () => {
     const { dir, end } = thirtyRecords();

@@ -65,6 +65,8 @@ const SEGMENT_BYTES = 128 * 1024 * 1024;
 const TAIL_BYTES = 4 * 1024 * 1024;
 /** Bytes read from a segment at a time by a reader that fell behind the tail. */
 const READ_CHUNK = 256 * 1024;
+/** Read past a read's byte budget: frame headers, keys, and frames before `from` since the last index entry. */
+const READ_SLACK = 64 * 1024;
 
 export type AppendRecord = FrameRecord;
 
@@ -84,6 +86,8 @@ export class PartitionLog {
   /** False when no reader in this process reads the log: appends keep no tail. */
   private keepTail = true;
   private readonly segmentBytes: number;
+  /** Bytes of chunks the current read from disk allocated (its records' values are views into them). */
+  private chunkBytes = 0;
 
   constructor(
     private readonly dir: string,
@@ -320,14 +324,15 @@ export class PartitionLog {
     while (i > 0 && this.segments[i].base > from) i--;
     const out: RawRecord[] = [];
     let bytes = 0;
-    for (; i < this.segments.length && out.length < max && bytes < maxBytes; i++) {
+    this.chunkBytes = 0;
+    segments: for (; i < this.segments.length && out.length < max && bytes < maxBytes; i++) {
       for (const r of this.readSegment(this.segments[i], from, max - out.length, maxBytes - bytes)) {
-        if (r.offset >= this.committedEnd) return out;
+        if (r.offset >= this.committedEnd) break segments;
         out.push(r);
         bytes += r.value.length;
       }
     }
-    return out;
+    return bytes * 2 < this.chunkBytes ? compactValues(out, bytes) : out;
   }
 
   private *readSegment(segment: Segment, from: number, max: number, maxBytes: number): Generator<RawRecord> {
@@ -343,12 +348,12 @@ export class PartitionLog {
     let count = 0;
     let bytes = 0;
     while (position + FRAME_HEADER <= segment.size && count < max && bytes < maxBytes) {
-      if (position + FRAME_HEADER > chunkAt + chunk.length) [chunk, chunkAt] = [this.readChunk(segment, position, FRAME_HEADER), position];
+      if (position + FRAME_HEADER > chunkAt + chunk.length) [chunk, chunkAt] = [this.readChunk(segment, position, FRAME_HEADER, maxBytes - bytes), position];
       if (position + FRAME_HEADER > chunkAt + chunk.length) return; // the file is shorter than written: checked at open, cannot happen unless changed since
       const length = payloadLength(chunk, position - chunkAt);
       if (length < 0 || position + FRAME_HEADER + length > segment.size) return;
       const frameEnd = position + FRAME_HEADER + length;
-      if (frameEnd > chunkAt + chunk.length) [chunk, chunkAt] = [this.readChunk(segment, position, FRAME_HEADER + length), position];
+      if (frameEnd > chunkAt + chunk.length) [chunk, chunkAt] = [this.readChunk(segment, position, FRAME_HEADER + length, maxBytes - bytes), position];
       if (frameEnd > chunkAt + chunk.length) return;
       const r = decodeFrame(chunk, position - chunkAt, length);
       position = frameEnd;
@@ -359,10 +364,15 @@ export class PartitionLog {
     }
   }
 
-  /** At least `need` bytes of the segment from `position` (more, up to READ_CHUNK, when the file has them). */
-  private readChunk(segment: Segment, position: number, need: number): Buffer {
-    const size = Math.min(Math.max(need, READ_CHUNK), segment.size - position);
+  /**
+   * At least `need` bytes of the segment from `position`; more, when the file has them, up to what the
+   * read's byte budget may still take (and READ_CHUNK): a task with little room left read 256 KB
+   * chunks for a few records each, and its queued records pinned every one of them.
+   */
+  private readChunk(segment: Segment, position: number, need: number, budget: number): Buffer {
+    const size = Math.min(Math.max(need, Math.min(READ_CHUNK, budget + READ_SLACK)), segment.size - position);
     const chunk = Buffer.allocUnsafe(size);
+    this.chunkBytes += size;
     let done = 0;
     while (done < size) {
       const n = readSync(segment.fd, chunk, done, size - done, position + done);
@@ -386,4 +396,20 @@ export class PartitionLog {
   private segmentPath(base: number): string {
     return join(this.dir, this.name(base));
   }
+}
+
+/**
+ * The records' values copied into one buffer of their size: values read from disk are views into
+ * chunks, and a read that used little of its chunks would keep them whole for as long as a record
+ * waits in a task's queue.
+ */
+function compactValues(records: RawRecord[], bytes: number): RawRecord[] {
+  const into = Buffer.allocUnsafeSlow(bytes);
+  let at = 0;
+  for (const r of records) {
+    r.value.copy(into, at);
+    r.value = into.subarray(at, at + r.value.length);
+    at += r.value.length;
+  }
+  return records;
 }
