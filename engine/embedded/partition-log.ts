@@ -12,7 +12,8 @@ import { Fifo } from '../fifo.js';
 import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RawRecord } from '../task/stream-task.js';
-import { decodeFrame, encodeFrames, FRAME_HEADER, framesLength, payloadLength, type FrameRecord } from './frame.js';
+import { encodeFrames, FRAME_HEADER, framesLength, type FrameRecord } from './frame.js';
+import { compactValues, readSegment } from './segment-read.js';
 import { INDEX_EVERY, scanCommitted, scanTail, type TailScan } from './segment-scan.js';
 
 export interface LogEnd {
@@ -38,7 +39,7 @@ export interface LogInspection {
   uncommitted: TailScan;
 }
 
-interface Segment {
+export interface Segment {
   base: number;
   path: string;
   fd: number;
@@ -63,10 +64,6 @@ interface Plan {
 
 const SEGMENT_BYTES = 128 * 1024 * 1024;
 const TAIL_BYTES = 4 * 1024 * 1024;
-/** Bytes read from a segment at a time by a reader that fell behind the tail. */
-const READ_CHUNK = 256 * 1024;
-/** Read past a read's byte budget: frame headers, keys, and frames before `from` since the last index entry. */
-const READ_SLACK = 64 * 1024;
 
 export type AppendRecord = FrameRecord;
 
@@ -86,8 +83,6 @@ export class PartitionLog {
   /** False when no reader in this process reads the log: appends keep no tail. */
   private keepTail = true;
   private readonly segmentBytes: number;
-  /** Bytes of chunks the current read from disk allocated (its records' values are views into them). */
-  private chunkBytes = 0;
 
   constructor(
     private readonly dir: string,
@@ -283,7 +278,7 @@ export class PartitionLog {
   offsetForTime(time: number): number {
     for (const segment of this.segments) {
       if (segment.newest < time) continue;
-      for (const r of this.readSegment(segment, segment.base, Infinity, Infinity)) {
+      for (const r of readSegment(this.topic, this.partition, segment, { from: segment.base, max: Infinity, maxBytes: Infinity })) {
         if (r.timestamp >= time && !this.lostAt(r.offset)) return r.offset;
       }
     }
@@ -324,62 +319,15 @@ export class PartitionLog {
     while (i > 0 && this.segments[i].base > from) i--;
     const out: RawRecord[] = [];
     let bytes = 0;
-    this.chunkBytes = 0;
+    const chunks = { bytes: 0 };
     segments: for (; i < this.segments.length && out.length < max && bytes < maxBytes; i++) {
-      for (const r of this.readSegment(this.segments[i], from, max - out.length, maxBytes - bytes)) {
+      for (const r of readSegment(this.topic, this.partition, this.segments[i], { from, max: max - out.length, maxBytes: maxBytes - bytes, chunks })) {
         if (r.offset >= this.committedEnd) break segments;
         out.push(r);
         bytes += r.value.length;
       }
     }
-    return bytes * 2 < this.chunkBytes ? compactValues(out, bytes) : out;
-  }
-
-  private *readSegment(segment: Segment, from: number, max: number, maxBytes: number): Generator<RawRecord> {
-    let position = 0;
-    for (let j = 0; j < segment.index.length; j += 2) {
-      if (segment.index[j] > from) break;
-      position = segment.index[j + 1];
-    }
-    // Frames are read a chunk at a time (one system call per READ_CHUNK, not two per record); values
-    // are views into the chunk, which lives as long as some record of it does.
-    let chunk: Buffer = Buffer.alloc(0);
-    let chunkAt = 0; // file position of chunk[0]
-    let count = 0;
-    let bytes = 0;
-    while (position + FRAME_HEADER <= segment.size && count < max && bytes < maxBytes) {
-      if (position + FRAME_HEADER > chunkAt + chunk.length) [chunk, chunkAt] = [this.readChunk(segment, position, FRAME_HEADER, maxBytes - bytes), position];
-      if (position + FRAME_HEADER > chunkAt + chunk.length) return; // the file is shorter than written: checked at open, cannot happen unless changed since
-      const length = payloadLength(chunk, position - chunkAt);
-      if (length < 0 || position + FRAME_HEADER + length > segment.size) return;
-      const frameEnd = position + FRAME_HEADER + length;
-      if (frameEnd > chunkAt + chunk.length) [chunk, chunkAt] = [this.readChunk(segment, position, FRAME_HEADER + length, maxBytes - bytes), position];
-      if (frameEnd > chunkAt + chunk.length) return;
-      const r = decodeFrame(chunk, position - chunkAt, length);
-      position = frameEnd;
-      if (r.offset < from) continue;
-      count++;
-      bytes += length;
-      yield { topic: this.topic, partition: this.partition, offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value };
-    }
-  }
-
-  /**
-   * At least `need` bytes of the segment from `position`; more, when the file has them, up to what the
-   * read's byte budget may still take (and READ_CHUNK): a task with little room left read 256 KB
-   * chunks for a few records each, and its queued records pinned every one of them.
-   */
-  private readChunk(segment: Segment, position: number, need: number, budget: number): Buffer {
-    const size = Math.min(Math.max(need, Math.min(READ_CHUNK, budget + READ_SLACK)), segment.size - position);
-    const chunk = Buffer.allocUnsafe(size);
-    this.chunkBytes += size;
-    let done = 0;
-    while (done < size) {
-      const n = readSync(segment.fd, chunk, done, size - done, position + done);
-      if (n === 0) break;
-      done += n;
-    }
-    return done === size ? chunk : chunk.subarray(0, done);
+    return bytes * 2 < chunks.bytes ? compactValues(out, bytes) : out;
   }
 
   private createSegment(base: number): Segment {
@@ -396,20 +344,4 @@ export class PartitionLog {
   private segmentPath(base: number): string {
     return join(this.dir, this.name(base));
   }
-}
-
-/**
- * The records' values copied into one buffer of their size: values read from disk are views into
- * chunks, and a read that used little of its chunks would keep them whole for as long as a record
- * waits in a task's queue.
- */
-function compactValues(records: RawRecord[], bytes: number): RawRecord[] {
-  const into = Buffer.allocUnsafeSlow(bytes);
-  let at = 0;
-  for (const r of records) {
-    r.value.copy(into, at);
-    r.value = into.subarray(at, at + r.value.length);
-    at += r.value.length;
-  }
-  return records;
 }
