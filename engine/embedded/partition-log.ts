@@ -9,10 +9,10 @@
 // visible exactly when the store writes and input positions committed with it are. Offsets that
 // damage made unreadable are reported as lost ranges; reads pass over them.
 import { Fifo } from '../fifo.js';
-import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RawRecord } from '../task/stream-task.js';
-import { encodeFrames, FRAME_HEADER, framesLength, type FrameRecord } from './frame.js';
+import { encodeFrames, framesLength, type FrameRecord } from './frame.js';
 import { compactValues, readSegment } from './segment-read.js';
 import { INDEX_EVERY, scanCommitted, scanTail, type TailScan } from './segment-scan.js';
 
