@@ -5,13 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalEntries } from '../../contract/url-batch.js';
 import { crawlTestDriver, testServices, type CrawlTestDriver } from '../../crawl/testing/crawl-test-driver.js';
+import { defineProcessor, TopologyBuilder } from '../../engine/api.js';
+import { TopologyTestDriver } from '../../engine/test-driver/topology-test-driver.js';
+import { deduped, normalized } from '../../contract/topics.js';
 import { EmbeddedRuntime } from '../../engine/embedded/embedded-runtime.js';
 import { crawlTopology } from '../../crawl/topology.js';
 import { NO_HINTS, type CanonicalUrl } from '../../schemas/records.js';
 import { fingerprint64 } from '../../url/fingerprint.js';
 import { BloomFilter } from './bloom-filter.js';
 import { DEFAULT_SEEN_CAPACITY } from './seen-filter.js';
-import { seenSetStore } from './dedup.js';
+import { dedupProcessor, seenSetStore } from './dedup.js';
 
 function canonical(url: string, over: Partial<CanonicalUrl> = {}): CanonicalUrl {
   const host = new URL(url).host;
@@ -160,3 +163,53 @@ async function runDedup(dataDir: string, urls: string[]): Promise<string[]> {
     await runtime.stop();
   }
 }
+
+// A dedup record that fails after its seen-set writes: the engine rolls the writes back, and what
+// dedup keeps in memory beside the store (its cache of recent answers) must not outlive them, or the
+// URL would be taken for seen by every later discovery and never reach the scheduler.
+const FAILS = 'http://a.test/fails-after-its-writes';
+
+/** Dedup, failing after it has decided (and written) a record whose source is FAILS. */
+function failingDedup(withHook: boolean) {
+  return defineProcessor({
+    ...dedupProcessor,
+    create: (services) => {
+      const inner = dedupProcessor.create(services);
+      return {
+        init: (ctx) => inner.init!(ctx),
+        process(record, ctx) {
+          inner.process(record, ctx);
+          if (record.value.source_url === FAILS) throw new Error('injected: failed after the seen-set writes');
+        },
+        ...(withHook ? { recordFailed: (record, ctx) => inner.recordFailed!(record, ctx) } : {}),
+      };
+    },
+  });
+}
+
+
+async function runFailing(withHook: boolean) {
+  const topology = new TopologyBuilder().topic(normalized).topic(deduped).processor(failingDedup(withHook)).build();
+  const d = await TopologyTestDriver.create({ topology, services: testServices() });
+  await d.pipe('normalized', 'a.test', canonical('http://a.test/new', { source_url: FAILS }));
+  await d.pipe('normalized', 'a.test', canonical('http://a.test/new', { via: 'sitemap' }));
+  const out = d.readOutput('deduped').map((r) => [r.value.url, r.value.via, r.value.inlinks]);
+  const letters = d.readOutput('dead-letters').length;
+  const stored = d.store(seenSetStore).get(seenKey('http://a.test/new'));
+  await d.close();
+  return { out, letters, stored };
+}
+
+describe('dedup, when a record fails mid-way', () => {
+  it('should take a URL whose record failed for new when it is found again', async () => {
+    const { out, letters, stored } = await runFailing(true);
+    assert.equal(letters, 1, 'the failed record is a dead letter');
+    assert.deepEqual(out, [['http://a.test/new', 'sitemap', 1]], 'the second discovery reaches the scheduler');
+    assert.equal(stored?.found, 1, 'the seen-set counts the discovery that was committed, not the failed one');
+  });
+
+  it('would lose the URL if its cache outlived the rolled-back writes (why dedup clears it in recordFailed)', async () => {
+    const { out } = await runFailing(false);
+    assert.deepEqual(out, [], 'taken for seen: a sitemap\'s discovery of a URL already seen is not passed on');
+  });
+});
