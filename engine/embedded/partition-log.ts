@@ -13,7 +13,7 @@ import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, r
 import { join } from 'node:path';
 import type { RawRecord } from '../task/stream-task.js';
 import { encodeFrames, framesLength, type FrameRecord } from './frame.js';
-import { compactValues, readSegment } from './segment-read.js';
+import { compactValues, readSegment, type Segment } from './segment-read.js';
 import { INDEX_EVERY, scanCommitted, scanTail, type TailScan } from './segment-scan.js';
 
 export interface LogEnd {
@@ -37,18 +37,6 @@ export interface LogInspection {
   lost: LostRange[];
   /** Intact records past the committed end and the commit rounds that wrote them. */
   uncommitted: TailScan;
-}
-
-export interface Segment {
-  base: number;
-  path: string;
-  fd: number;
-  /** Readable bytes (for the last segment, also where the next append goes). */
-  size: number;
-  /** Sparse index: [offset, byte position] every INDEX_EVERY bytes and after every gap. */
-  index: number[];
-  /** Newest record timestamp, for time-based retention. */
-  newest: number;
 }
 
 interface Plan {

@@ -4,12 +4,24 @@
 import { readSync } from 'node:fs';
 import type { RawRecord } from '../task/stream-task.js';
 import { decodeFrame, FRAME_HEADER, payloadLength } from './frame.js';
-import type { Segment } from './partition-log.js';
 
 /** Bytes read from a segment at a time by a reader that fell behind the tail. */
 const READ_CHUNK = 256 * 1024;
 /** Read past a read's byte budget: frame headers, keys, and frames before `from` since the last index entry. */
 const READ_SLACK = 64 * 1024;
+
+/** A segment file of a partition log, as the log holds it open. */
+export interface Segment {
+  base: number;
+  path: string;
+  fd: number;
+  /** Readable bytes (for the last segment, also where the next append goes). */
+  size: number;
+  /** Sparse index: [offset, byte position] every INDEX_EVERY bytes and after every gap. */
+  index: number[];
+  /** Newest record timestamp, for time-based retention. */
+  newest: number;
+}
 
 export interface ReadLimits {
   from: number;
