@@ -54,6 +54,11 @@ export interface CrawlRun {
   servicesCpuSeconds?: Record<string, number>;
   /** Kafka crawls: CPU seconds per second each service used in the 10 s before the crawl (idle, others' traffic). */
   servicesIdleCpuPerSecond?: Record<string, number>;
+  /**
+   * Kafka crawls: the workers' CPU seconds from seed to idle, the window the services' CPU covers
+   * (`cpuSeconds` is their whole life: start-up, waiting for the crawl and shutdown too).
+   */
+  workersCrawlCpuSeconds?: number;
   /** Kafka crawls: requests the workers sent to the brokers, by API, summed over workers. */
   kafkaRequests?: Record<string, number>;
   notes?: string[];

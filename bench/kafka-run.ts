@@ -193,6 +193,7 @@ export async function runKafka(paths: Paths, services: Services, workers: number
     run.web_kind = 'bench';
     run.servicesCpuSeconds = servicesCpu;
     run.servicesIdleCpuPerSecond = servicesIdleCpuPerSecond;
+    run.workersCrawlCpuSeconds = round(workersWindowCpu, 2);
     if (workers === 1) run.threads = measured[0].threads;
     run.kafkaRequests = sumCounts(measured.map((m) => parseRequestCounts(m.stderrTail)));
     const servicesTotal = Object.values(servicesCpu).reduce((a, b) => a + b, 0);
