@@ -139,18 +139,18 @@ export class HttpFetcher {
     }
     if (this.closed) return failure(queuedAt, queuedT0, 'aborted', 'the fetcher was closed');
     if (signal?.aborted) return failure(queuedAt, queuedT0, 'aborted', 'request aborted by the caller before it started');
+    const proxy = this.proxy?.proxyFor(url);
+    // Forwarded requests share the proxy's sockets: the budget counts them under the proxy's origin.
+    const forwarded = proxy !== undefined && url.protocol === 'http:';
+    const key = forwarded ? originKey(proxy.url.protocol, proxy.url.hostname, proxy.url.port) : originKey(url.protocol, url.hostname, url.port);
     try {
-      await this.budget.acquire(signal);
+      await this.budget.acquire(key, signal);
     } catch (err) {
       return failure(queuedAt, queuedT0, 'aborted', this.closed ? 'the fetcher was closed' : (err as Error).message);
     }
     // Time spent queued for a slot is not the server's fault: the request's clock starts now.
     const startedAt = Date.now();
     const t0 = performance.now();
-    const proxy = this.proxy?.proxyFor(url);
-    // Forwarded requests share the proxy's sockets: the budget counts them under the proxy's origin.
-    const forwarded = proxy !== undefined && url.protocol === 'http:';
-    const key = forwarded ? originKey(proxy.url.protocol, proxy.url.hostname, proxy.url.port) : originKey(url.protocol, url.hostname, url.port);
     this.budget.begin(key);
     let settled: Promise<void> = Promise.resolve();
     try {
@@ -160,11 +160,14 @@ export class HttpFetcher {
     } finally {
       // The slot is only free once undici has let go of the socket, not when the caller got its answer.
       let released = false;
+      // The socket counts as idle at once (it may be closed to make room); the slot passes on a turn
+      // of the event loop later, when the host's next request, started as this answer is read, is
+      // waiting for it with the socket this one left (SocketBudget's warm line).
       const release = () => {
         if (released) return;
         released = true;
         this.budget.end(key);
-        this.budget.release();
+        setImmediate(() => this.budget.release());
       };
       const backstop = setTimeout(release, this.connectTimeoutMs + this.totalTimeoutMs);
       void settled.then(() => {
