@@ -7,28 +7,27 @@ import { fetcherTestKit } from './testing/test-kit.js';
 
 const { fetcher, http } = fetcherTestKit();
 
-/** A budget whose connector hands out fake sockets at once, on a clock the test moves. */
-function budgetWithClock(max: number) {
+/**
+ * A budget of one slot, held by a request to origin a running on a's socket, on a clock the test
+ * moves; `ask` queues a request and records when it gets its slot.
+ */
+async function slotHeldByA() {
   let now = 0;
-  const budget = new SocketBudget(max, () => now);
+  const budget = new SocketBudget(1, () => now);
   const connect = budget.wrap((_opts, cb) => cb(null, Object.assign(new EventEmitter(), { destroy() {} }) as unknown as Socket));
-  const dial = (host: string) => new Promise<void>((resolve) => connect({ protocol: 'http:', hostname: host, port: '80' }, () => resolve()));
-  return { budget, dial, key: (host: string) => `http://${host}:80`, advance: (ms: number) => (now += ms) };
-}
-
-/** Records the order in which waiters get their slot. */
-function granted(order: string[], p: Promise<void>, name: string): Promise<void> {
-  return p.then(() => void order.push(name));
+  const key = (host: string) => `http://${host}:80`;
+  await budget.acquire(key('a'));
+  budget.begin(key('a'));
+  await new Promise<void>((resolve) => connect({ protocol: 'http:', hostname: 'a', port: '80' }, () => resolve()));
+  const order: string[] = [];
+  const ask = (host: string, name = host) => budget.acquire(key(host)).then(() => void order.push(name));
+  return { budget, key, order, ask, advance: (ms: number) => (now += ms) };
 }
 
 test('should give a freed slot to a request whose origin has an idle socket before older requests that would dial', async () => {
-  const { budget, dial, key } = budgetWithClock(1);
-  await budget.acquire(key('a'));
-  budget.begin(key('a'));
-  await dial('a'); // a's request runs on its socket
-  const order: string[] = [];
-  const b = granted(order, budget.acquire(key('b')), 'b'); // b has no socket and asked first
-  const a = granted(order, budget.acquire(key('a')), 'a'); // a's next request
+  const { budget, key, order, ask } = await slotHeldByA();
+  const b = ask('b'); // b has no socket and asked first
+  const a = ask('a'); // a's next request
   budget.end(key('a')); // a's socket is idle now
   budget.release();
   await a;
@@ -41,13 +40,9 @@ test('should give a freed slot to a request whose origin has an idle socket befo
 });
 
 test('should let a request without a socket go first once it has waited its bound', async () => {
-  const { budget, dial, key, advance } = budgetWithClock(1);
-  await budget.acquire(key('a'));
-  budget.begin(key('a'));
-  await dial('a');
-  const order: string[] = [];
-  const b = granted(order, budget.acquire(key('b')), 'b');
-  const a = granted(order, budget.acquire(key('a')), 'a');
+  const { budget, key, order, ask, advance } = await slotHeldByA();
+  const b = ask('b');
+  const a = ask('a');
   budget.end(key('a'));
   advance(WARM_FIRST_MS);
   budget.release();
@@ -58,14 +53,10 @@ test('should let a request without a socket go first once it has waited its boun
 });
 
 test('should count one warm waiter per idle socket, so the next request to the origin still waits in line', async () => {
-  const { budget, dial, key } = budgetWithClock(1);
-  await budget.acquire(key('a'));
-  budget.begin(key('a'));
-  await dial('a');
-  const order: string[] = [];
-  const b = granted(order, budget.acquire(key('b')), 'b');
-  const a1 = granted(order, budget.acquire(key('a')), 'a1');
-  const a2 = granted(order, budget.acquire(key('a')), 'a2');
+  const { budget, key, order, ask } = await slotHeldByA();
+  const b = ask('b');
+  const a1 = ask('a', 'a1');
+  const a2 = ask('a', 'a2');
   budget.end(key('a'));
   budget.release();
   await a1;
