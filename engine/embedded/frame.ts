@@ -85,19 +85,33 @@ export function frameIntact(buffer: Buffer, at: number, length: number): boolean
 export function frameHead(buffer: Buffer, at: number): { offset: number; round: number; timestamp: number } {
   const v2 = (buffer.readUInt32BE(at) & V2) !== 0;
   const p = at + FRAME_HEADER;
-  return v2
-    ? { offset: buffer.readUIntBE(p, 6), round: buffer.readUIntBE(p + 6, 6), timestamp: buffer.readDoubleBE(p + 12) }
-    : { offset: buffer.readUIntBE(p, 6), round: 0, timestamp: buffer.readDoubleBE(p + 6) };
+  return { offset: frameOffset(buffer, at), round: v2 ? readU48(buffer, p + 6) : 0, timestamp: buffer.readDoubleBE(p + (v2 ? 12 : 6)) };
+}
+
+/** Offset of the frame at `at`: read alone, so a reader skips frames before its position without decoding them. */
+export function frameOffset(buffer: Buffer, at: number): number {
+  return readU48(buffer, at + FRAME_HEADER);
 }
 
 /** The record of a frame whose header and payload are in `buffer` at `at`; the value is a view. */
 export function decodeFrame(buffer: Buffer, at: number, length: number): DecodedFrame {
+  // Fields read in place rather than through frameHead: this runs once per record a reader takes from disk.
   const v2 = (buffer.readUInt32BE(at) & V2) !== 0;
-  const head = frameHead(buffer, at);
-  const keyAt = at + FRAME_HEADER + (v2 ? FIXED_V2 : FIXED_V1);
-  const keyLength = buffer.readUInt16BE(keyAt - 2);
-  const end = at + FRAME_HEADER + length;
-  return { ...head, key: buffer.toString('utf8', keyAt, Math.min(end, keyAt + keyLength)), value: buffer.subarray(Math.min(end, keyAt + keyLength), end) };
+  const p = at + FRAME_HEADER;
+  const keyAt = p + (v2 ? FIXED_V2 : FIXED_V1);
+  const keyEnd = Math.min(p + length, keyAt + buffer.readUInt16BE(keyAt - 2));
+  return {
+    offset: readU48(buffer, p),
+    round: v2 ? readU48(buffer, p + 6) : 0,
+    timestamp: buffer.readDoubleBE(p + (v2 ? 12 : 6)),
+    key: buffer.toString('utf8', keyAt, keyEnd),
+    value: buffer.subarray(keyEnd, p + length),
+  };
+}
+
+/** An unsigned 48-bit big-endian integer (readUIntBE(…, 6) goes through a generic byte loop). */
+function readU48(buffer: Buffer, at: number): number {
+  return buffer.readUInt16BE(at) * 0x1_0000_0000 + buffer.readUInt32BE(at + 2);
 }
 
 function frameCrc(buffer: Buffer, at: number, length: number): number {

@@ -3,7 +3,7 @@
 // chunk, unless the read used little of it (see compactValues).
 import { readSync } from 'node:fs';
 import type { RawRecord } from '../task/stream-task.js';
-import { decodeFrame, FRAME_HEADER, payloadLength } from './frame.js';
+import { decodeFrame, FRAME_HEADER, frameOffset, payloadLength } from './frame.js';
 
 /** Bytes read from a segment at a time by a reader that fell behind the tail. */
 const READ_CHUNK = 256 * 1024;
@@ -51,9 +51,10 @@ export function* readSegment(topic: string, partition: number, segment: Segment,
     const frameEnd = position + FRAME_HEADER + length;
     if (frameEnd > chunkAt + chunk.length) [chunk, chunkAt] = [readChunk(segment, position, FRAME_HEADER + length, maxBytes - bytes, o.chunks), position];
     if (frameEnd > chunkAt + chunk.length) return;
-    const r = decodeFrame(chunk, position - chunkAt, length);
+    const at = position - chunkAt;
     position = frameEnd;
-    if (r.offset < from) continue;
+    if (frameOffset(chunk, at) < from) continue;
+    const r = decodeFrame(chunk, at, length);
     count++;
     bytes += length;
     yield { topic, partition, offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value };
