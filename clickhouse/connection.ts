@@ -57,7 +57,7 @@ export interface ClickHouse {
    * One INSERT of lines already encoded as TabSeparated (clickhouse/tsv.ts, tsv-lines.ts), naming
    * their `columns` in order: what the sink writes the crawl's tables with, cheaper at both ends.
    */
-  insertTsv(table: string, columns: readonly string[], values: Buffer, opts?: { queryId?: string }): Promise<void>;
+  insertTsv(table: string, columns: readonly string[], values: Buffer | Iterable<Buffer>, opts?: { queryId?: string }): Promise<void>;
   /**
    * Whether a query is still executing. A server keeps running an INSERT whose client gave up
    * (timeout, dropped connection); only once it has finished does the table show its fate.
@@ -283,9 +283,11 @@ function wrap(opened: Omit<Opened, 'version'>, database: string, readOnly: boole
   const { engine, location, client, rawInsert } = opened;
   let closed = false;
   const insertTsv: ClickHouse['insertTsv'] = async (table, columns, values, opts) => {
-    if (values.length === 0) return;
-    if (rawInsert) await rawInsert({ table, values, format: 'TabSeparated', columns });
-    else await client.insert({ table, values: Readable.from([values], { objectMode: false }), format: 'TabSeparated', columns: columns as [string, ...string[]], query_id: opts?.queryId });
+    // chdb takes one buffer; a server's insert streams pieces as they are made.
+    const whole = Buffer.isBuffer(values) ? values : rawInsert ? Buffer.concat([...values]) : undefined;
+    if (whole?.length === 0) return;
+    if (rawInsert) await rawInsert({ table, values: whole!, format: 'TabSeparated', columns });
+    else await client.insert({ table, values: Readable.from(whole ? [whole] : values, { objectMode: false }), format: 'TabSeparated', columns: columns as [string, ...string[]], query_id: opts?.queryId });
   };
   return {
     engine,

@@ -25,6 +25,13 @@ export interface Entry {
   owner: object | undefined;
 }
 
+/** What one task sharing a writer has handed over and not yet seen written. */
+export interface Owner {
+  pending: number;
+  sources: Set<string>;
+  drained: (() => void)[];
+}
+
 export interface TableBatch {
   lines: Line[];
   rows: Record<string, unknown>[];
@@ -70,4 +77,12 @@ export function newRows(batch: readonly Entry[], positions: ReadonlyMap<string, 
     if (skip) skipped++;
   }
   return { byTable, top, skipped };
+}
+
+let lastVersion = 0;
+
+/** Microseconds of wall clock, increasing within the process: a later write of the same fetch wins. */
+export function nextVersion(): number {
+  lastVersion = Math.max(lastVersion + 1, Date.now() * 1000);
+  return lastVersion;
 }

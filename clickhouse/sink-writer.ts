@@ -14,8 +14,8 @@ import type { ClickHouse } from './connection.js';
 import { sqlString } from './connection.js';
 import type { TableRow } from './rows.js';
 import { LOG_KEYED_TABLES, logIdOfSink, SINK_TABLES } from './schema.js';
-import { newRows, type Entry, type SinkSource } from './sink-batch.js';
-import { SinkLines, tsvPayload, type Line } from './tsv-lines.js';
+import { newRows, nextVersion, type Entry, type Owner, type SinkSource } from './sink-batch.js';
+import { SinkLines, tsvPayload, tsvPieces, type Line } from './tsv-lines.js';
 import { tsvString } from './tsv.js';
 export type { SinkSource } from './sink-batch.js';
 
@@ -45,21 +45,6 @@ export interface SinkWriterOptions {
 }
 
 const TSV_TABLES: ReadonlySet<string> = new Set(SINK_TABLES);
-
-/** What one task sharing a writer has handed over and not yet seen written. */
-interface Owner {
-  pending: number;
-  sources: Set<string>;
-  drained: (() => void)[];
-}
-
-let lastVersion = 0;
-
-/** Microseconds of wall clock, increasing within the process: a later write of the same fetch wins. */
-function nextVersion(): number {
-  lastVersion = Math.max(lastVersion + 1, Date.now() * 1000);
-  return lastVersion;
-}
 
 const NO_TROUBLE = { begin: () => () => undefined, failed: () => undefined, working: () => undefined };
 const DEFAULTS = { trouble: NO_TROUBLE, tables: SINK_TABLES, maxRows: 20_000, maxBytes: 8 * 1024 * 1024, maxDelayMs: 2_000, lingerMs: 500, minBackoffMs: 100, maxBackoffMs: 30_000 };
@@ -329,7 +314,8 @@ export class SinkWriter {
       if (t.lines.length > 0) {
         const logKeyed = LOG_KEYED_TABLES.has(table);
         const columns = this.lines.columns(table, logKeyed);
-        await ch.insertTsv(table, columns, tsvPayload(t.lines, `\t${version}\t${sunkAt}${logKeyed ? `\t${this.logId}` : ''}\n`), { queryId });
+        const end = `\t${version}\t${sunkAt}${logKeyed ? `\t${this.logId}` : ''}\n`;
+        await ch.insertTsv(table, columns, ch.engine === 'server' ? tsvPieces(t.lines, end) : tsvPayload(t.lines, end), { queryId });
       } else {
         await ch.insert(table, t.rows, { queryId });
       }

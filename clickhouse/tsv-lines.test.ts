@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SinkLines, tsvPayload } from './tsv-lines.js';
+import { SinkLines, tsvPayload, tsvPieces } from './tsv-lines.js';
 
 test('should end each line with its batch stamps and name the stamped columns after the row\'s own', () => {
   const lines = new SinkLines();
@@ -25,4 +25,16 @@ test('should keep every line intact across chunks, whatever their sizes', () => 
   const texts = Array.from({ length: 300 }, (_, i) => `${i}:${'ü'.repeat((i * 7919) % 20_000)}`);
   const held = texts.map((text, i) => lines.add('t', { text }, String(i)));
   assert.deepEqual(held.map((l) => l.bytes.toString('utf8')), texts.map((t, i) => `${t}\t${i}`));
+});
+
+test('a server insert\'s pieces hold whole lines, are no larger than asked unless one line is, and add up to the payload', () => {
+  const lines = new SinkLines();
+  const held = Array.from({ length: 200 }, (_, i) => lines.add('t', { text: 'x'.repeat((i * 7919) % 3_000) }, String(i)));
+  const end = '\t99\t5\n';
+  const pieces = [...tsvPieces(held, end, 4_096)];
+  assert.ok(pieces.length > 50, `${pieces.length} pieces`);
+  assert.ok(pieces.every((p) => p.length <= 4_096 || p.toString('utf8').split('\n').length === 2), 'only a piece of one line may pass the bound');
+  assert.ok(pieces.every((p) => p.toString('utf8').endsWith(end)), 'no line is split between pieces');
+  assert.deepEqual(Buffer.concat(pieces), tsvPayload(held, end));
+  assert.deepEqual([...tsvPieces([], end)], []);
 });

@@ -7,7 +7,7 @@ import { SINK_TABLES } from '../schema.js';
 import { robotsSummary } from '../robots-digest.js';
 import { rowsForRecord } from '../rows.js';
 import type { TestEngine } from './test-engines.js';
-import { collectingLog, compareKeys, faultyClickHouse, feed, physicalRowKeys, resumeFrom, testWriter, tsvRows, writeRecord } from './test-harness.js';
+import { collectingLog, compareKeys, faultyClickHouse, feed, physicalRowKeys, resumeFrom, testWriter, tsvRows, wholePayload, writeRecord } from './test-harness.js';
 import { expectedRowKeys, fetchResult, parsedPage, recordStream, type SourcedRecord } from './test-fixtures.js';
 
 function assertExactlyOnce(actual: string[], expected: string[]): void {
@@ -134,7 +134,7 @@ export function sinkSuite(engine: TestEngine): void {
     test('should flush a lone record within the time bound and split large backlogs by rows', async () => {
       const ch = await engine.open();
       const sizes: number[] = [];
-      const spy: ClickHouse = { ...ch, insertTsv: async (table, columns, values) => (sizes.push(tsvRows(values)), ch.insertTsv(table, columns, values)) };
+      const spy: ClickHouse = { ...ch, insertTsv: async (table, columns, values) => { const whole = wholePayload(values); sizes.push(tsvRows(whole)); return ch.insertTsv(table, columns, whole); } };
       const writer = testWriter(spy, { maxRows: 100, maxDelayMs: 150 });
       const started = Date.now();
       await writer.write({ topic: 'fetched', partition: 0, offset: 0 }, rowsForRecord({ topic: 'fetched', value: fetchResult() }, robotsSummary, 'x'));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { openClickHouse, type ClickHouse } from '../../clickhouse/connection.js';
 import { testChdbDir } from '../../clickhouse/testing/test-engines.js';
-import { collectingLog, tsvRows } from '../../clickhouse/testing/test-harness.js';
+import { collectingLog, tsvRows, wholePayload } from '../../clickhouse/testing/test-harness.js';
 import { fetchResult, parsedPage } from '../../clickhouse/testing/test-fixtures.js';
 import { defaultCrawlConfig } from '../../contract/config.js';
 import type { InputRecord, ProcessorContext } from '../../engine/api.js';
@@ -89,7 +89,7 @@ function countingInserts(ch: ClickHouse): { ch: ClickHouse; inserts: string[] } 
     ch: {
       ...ch,
       insert: (table, rows, opts) => (inserts.push(`${table} ${rows.length}`), ch.insert(table, rows, opts)),
-      insertTsv: (table, columns, values, opts) => (inserts.push(`${table} ${tsvRows(values)}`), ch.insertTsv(table, columns, values, opts)),
+      insertTsv: (table, columns, values, opts) => { const whole = wholePayload(values); inserts.push(`${table} ${tsvRows(whole)}`); return ch.insertTsv(table, columns, whole, opts); },
     },
   };
 }
