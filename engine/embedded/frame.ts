@@ -85,7 +85,7 @@ export function frameIntact(buffer: Buffer, at: number, length: number): boolean
 export function frameHead(buffer: Buffer, at: number): { offset: number; round: number; timestamp: number } {
   const v2 = (buffer.readUInt32BE(at) & V2) !== 0;
   const p = at + FRAME_HEADER;
-  return { offset: frameOffset(buffer, at), round: v2 ? readU48(buffer, p + 6) : 0, timestamp: buffer.readDoubleBE(p + (v2 ? 12 : 6)) };
+  return { offset: frameOffset(buffer, at), round: roundAt(buffer, p, v2), timestamp: timestampAt(buffer, p, v2) };
 }
 
 /** Offset of the frame at `at`: read alone, so a reader skips frames before its position without decoding them. */
@@ -95,18 +95,27 @@ export function frameOffset(buffer: Buffer, at: number): number {
 
 /** The record of a frame whose header and payload are in `buffer` at `at`; the value is a view. */
 export function decodeFrame(buffer: Buffer, at: number, length: number): DecodedFrame {
-  // Fields read in place rather than through frameHead: this runs once per record a reader takes from disk.
+  // Fields read in place rather than spread from frameHead's object: this runs once per record a reader takes from disk.
   const v2 = (buffer.readUInt32BE(at) & V2) !== 0;
   const p = at + FRAME_HEADER;
   const keyAt = p + (v2 ? FIXED_V2 : FIXED_V1);
   const keyEnd = Math.min(p + length, keyAt + buffer.readUInt16BE(keyAt - 2));
   return {
-    offset: readU48(buffer, p),
-    round: v2 ? readU48(buffer, p + 6) : 0,
-    timestamp: buffer.readDoubleBE(p + (v2 ? 12 : 6)),
+    offset: frameOffset(buffer, at),
+    round: roundAt(buffer, p, v2),
+    timestamp: timestampAt(buffer, p, v2),
     key: buffer.toString('utf8', keyAt, keyEnd),
     value: buffer.subarray(keyEnd, p + length),
   };
+}
+
+/** The commit round of the payload at `p` (format 1 has none). */
+function roundAt(buffer: Buffer, p: number, v2: boolean): number {
+  return v2 ? readU48(buffer, p + 6) : 0;
+}
+
+function timestampAt(buffer: Buffer, p: number, v2: boolean): number {
+  return buffer.readDoubleBE(p + (v2 ? 12 : 6));
 }
 
 /** An unsigned 48-bit big-endian integer (readUIntBE(…, 6) goes through a generic byte loop). */
