@@ -283,11 +283,10 @@ function wrap(opened: Omit<Opened, 'version'>, database: string, readOnly: boole
   const { engine, location, client, rawInsert } = opened;
   let closed = false;
   const insertTsv: ClickHouse['insertTsv'] = async (table, columns, values, opts) => {
-    // chdb takes one buffer; a server's insert streams pieces as they are made.
-    const whole = Buffer.isBuffer(values) ? values : rawInsert ? Buffer.concat([...values]) : undefined;
-    if (whole?.length === 0) return;
-    if (rawInsert) await rawInsert({ table, values: whole!, format: 'TabSeparated', columns });
-    else await client.insert({ table, values: Readable.from(whole ? [whole] : values, { objectMode: false }), format: 'TabSeparated', columns: columns as [string, ...string[]], query_id: opts?.queryId });
+    if (Buffer.isBuffer(values) && values.length === 0) return;
+    // chdb takes one buffer; a server's insert streams pieces as they are made (tsvPieces).
+    if (rawInsert) await rawInsert({ table, values: Buffer.isBuffer(values) ? values : Buffer.concat([...values]), format: 'TabSeparated', columns });
+    else await client.insert({ table, values: Readable.from(Buffer.isBuffer(values) ? [values] : values, { objectMode: false }), format: 'TabSeparated', columns: columns as [string, ...string[]], query_id: opts?.queryId });
   };
   return {
     engine,
