@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { crawlRun, quietWait, type CrawlRun, type Paths } from './crawls.js';
 import { cpuSecondsOf, round, startMeasured, systemBusySeconds, waitQuiet } from './proc.js';
 import { servicePids } from './service-pids.js';
+import { sumThreadGroups } from './threads.js';
 import { parseRequestCounts, sumCounts } from './kafka-cost.js';
 import { startWeb } from './web.js';
 
@@ -125,7 +126,7 @@ export async function runKafka(paths: Paths, services: Services, workers: number
         procs.push(startMeasured(process.execPath, [...workerNodeArgs(), paths.bin, 'worker', ...kafkaFlags, '--schema-registry', services.registry,
           '--clickhouse-url', `${services.clickhouse}/${id}`, '--allow-network', '127.0.0.0/8', '--data-dir', join(scratch, `w${i}`), ...extraWorkerArgs()], {
           cwd: scratch,
-          threads: workers === 1,
+          threads: true,
           onStderr: (chunk) => {
             if (log) appendFileSync(log, chunk);
             if (/waiting for a crawl/.test(chunk) && ++waiting === workers) resolve();
@@ -194,7 +195,8 @@ export async function runKafka(paths: Paths, services: Services, workers: number
     run.servicesCpuSeconds = servicesCpu;
     run.servicesIdleCpuPerSecond = servicesIdleCpuPerSecond;
     run.workersCrawlCpuSeconds = round(workersWindowCpu, 2);
-    if (workers === 1) run.threads = measured[0].threads;
+    // Every worker's threads, added up: what makes two workers dearer than one shows by thread group.
+    run.threads = sumThreadGroups(measured.flatMap((m) => (m.threads ? [m.threads] : [])));
     run.kafkaRequests = sumCounts(measured.map((m) => parseRequestCounts(m.stderrTail)));
     const servicesTotal = Object.values(servicesCpu).reduce((a, b) => a + b, 0);
     run.backgroundCpuSeconds = round(Math.max(0, busy - workersWindowCpu - stats.serverCpuSeconds - servicesTotal), 1);
@@ -216,13 +218,13 @@ export async function runKafka(paths: Paths, services: Services, workers: number
   } finally {
     await web.abort();
     for (const p of procs) p.signal('SIGKILL');
-    await cleanup(services, prefix, id);
+    await cleanupKafkaRun(services, prefix, id);
     rmSync(scratch, { recursive: true, force: true });
   }
 }
 
 /** Drops this run's database and (when the broker allows) its topics, so runs do not pile up on the dev services. */
-async function cleanup(services: Services, prefix: string, db: string): Promise<void> {
+export async function cleanupKafkaRun(services: Services, prefix: string, db: string): Promise<void> {
   try {
     await fetch(services.clickhouse, { method: 'POST', body: `DROP DATABASE IF EXISTS ${db}` });
   } catch (err) {

@@ -1,7 +1,7 @@
 // `npm run bench` (bench/run.sh builds first): the figures of issue 11, each judged against its target,
 // with crawlstream compared to Crawlee's CheerioCrawler at its best in the same run, on the same machine,
 // against the same cheap bench web (bench/bench-server.ts). Writes bench/results/bench-<stamp>.json and .md.
-//   --only ceilings,engine,crawlee,embedded,https,duplicates,kafka,hostidle,stages,focus,profile,large   (default: all but large)
+//   --only ceilings,engine,crawlee,embedded,https,duplicates,kafka,hostidle,stages,freshness,focus,profile,large   (default: all but large)
 //   --with-large   --hosts N --pages N --seeds N   --large-hosts N --large-pages N   --dup-hosts N --dup-pages N
 //   --crawlee-min 16,32 (minConcurrency of each Crawlee run; the fastest is the peer)   --crawlee-max 64
 //   --kafka-workers 1[,2]   --engine-records N   --levers FILE   --out DIR   --quiet-wait SECONDS (default 60)
@@ -18,12 +18,13 @@ import { describeMachine } from './machine.js';
 import { hasGnuTime, round, runMeasured, waitQuiet } from './proc.js';
 import { renderMarkdown } from './render.js';
 import { bestCrawlee, type EngineResult, type FocusResult, type Results } from './report.js';
+import type { FreshnessResult } from './freshness-report.js';
 import { startWeb } from './web.js';
 
 const KAFKA_ATTEMPTS = 3;
 /** minConcurrency of the Crawlee runs (maxConcurrency 64); the fastest is the peer every ratio uses. */
 const DEFAULT_CRAWLEE_MIN = [16, 32];
-const SECTIONS = ['ceilings', 'engine', 'crawlee', 'embedded', 'https', 'duplicates', 'kafka', 'hostidle', 'stages', 'focus', 'profile', 'large'] as const;
+const SECTIONS = ['ceilings', 'engine', 'crawlee', 'embedded', 'https', 'duplicates', 'kafka', 'hostidle', 'stages', 'freshness', 'focus', 'profile', 'large'] as const;
 /** The politeness loop's latency: a few hosts, many pages each, every host a seed, delay 0 (issue 18). */
 const HOST_IDLE_WEB = { hosts: 5, pages: 100 };
 type Section = (typeof SECTIONS)[number];
@@ -235,6 +236,12 @@ async function main(): Promise<void> {
     results.stages = await childJson('stages.js', []);
     say('seen-set at 10 million URLs…');
     results.seenSet = await childJson('seen-set.js', ['10000000'], ['--expose-gc']);
+  });
+  await section('freshness', async () => {
+    say('freshness: the continuous crawl, 120 s with a kill -9 at 40 s, on Kafka (two workers) and embedded…');
+    await waitQuiet(quietWait.ms);
+    results.freshness = (await childJson('freshness.js', [])) as unknown as FreshnessResult;
+    for (const r of results.freshness.runs) say(`freshness ${r.runtime}: changing ÷ unchanging ${r.changingOverUnchanging}, stories ${r.storiesFound} / ${r.storiesDue}, ${r.overlaps + r.shortGaps} politeness findings`);
   });
   await section('focus', async () => {
     say('focus: parse cost with focus on, and the topic web crawled with and without --focus-examples…');

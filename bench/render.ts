@@ -5,6 +5,7 @@ import type { CrawlRun } from './crawls.js';
 import { renderLevers, type LeversFile } from './levers.js';
 import { compare, msPerPage, ratio, type Results } from './report.js';
 import { kafkaCostSection } from './kafka-cost.js';
+import { freshnessSection } from './freshness-report.js';
 
 export const fmt = (v: number | null | undefined, d = 1) => (v === null || v === undefined || !Number.isFinite(v) ? '—' : Number(v).toFixed(d));
 const mark = (ok: boolean | null) => (ok === null ? '—' : ok ? '✓ met' : '✗ not met');
@@ -140,7 +141,7 @@ export function renderMarkdown(res: Results, levers: LeversFile): string {
       `${x.records} records in ${fmt(x.wallSeconds)} s = ${fmt(x.recordsPerSecond)} records/s, peak RSS ${fmt(x.peakRssMb, 0)} MB, ${fmt(x.cpuSecondsPer1000Records, 2)} CPU s / 1000 records.`);
   }
   out.push('', '### How the comparison is configured', '', ...c.fairness.map((f) => `- ${f}`), '');
-  out.push(...componentsTable(res), ...kafkaCostSection(res), ...recordsSection(res), ...engineSection(res), ...ceilingsSection(res, c.ratios.embeddedShareOfFetchCeiling));
+  out.push(...componentsTable(res), ...kafkaCostSection(res), ...freshnessSection(res.freshness), ...recordsSection(res), ...engineSection(res), ...ceilingsSection(res, c.ratios.embeddedShareOfFetchCeiling));
   if (res.stages) out.push(...stagesSection(res));
   if (res.large) out.push(...largeSection(res.large));
   if (res.profile) out.push(...profileSection(res));

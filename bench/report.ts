@@ -4,6 +4,7 @@
 import type { ProfileSummary } from './cpu-profile.js';
 import type { CrawlRun } from './crawls.js';
 import type { Machine } from './machine.js';
+import type { FreshnessResult } from './freshness-report.js';
 
 export interface EngineResult {
   records: number;
@@ -41,6 +42,7 @@ export interface Results {
   stages?: Record<string, any>;
   seenSet?: Record<string, any>;
   focus?: FocusResult;
+  freshness?: FreshnessResult;
   profile?: ProfileSummary & { file: string; pagesPerSecond: number; pages: number; run?: CrawlRun };
   large?: CrawlRun;
   comparison?: Comparison;

@@ -69,3 +69,14 @@ export class ThreadSampler {
     };
   }
 }
+
+/** Several processes' thread groups added up (two Kafka workers): the busiest threads of all, the first pid. */
+export function sumThreadGroups(groups: readonly ThreadGroups[], top = 6): ThreadGroups | undefined {
+  if (groups.length === 0) return undefined;
+  const add = (k: 'mainThread' | 'parseWorkers' | 'otherNodeThreads' | 'chdbAndNative') => Math.round(groups.reduce((n, g) => n + g[k], 0) * 100) / 100;
+  return {
+    pid: groups[0].pid, mainThread: add('mainThread'), parseWorkers: add('parseWorkers'), otherNodeThreads: add('otherNodeThreads'),
+    chdbAndNative: add('chdbAndNative'),
+    top: groups.flatMap((g) => g.top.map((t) => (t.tid === g.pid ? { ...t, name: 'main' } : t))).sort((a, b) => b.cpuSeconds - a.cpuSeconds).slice(0, top),
+  };
+}
