@@ -9,6 +9,7 @@ import { TopicCodecs } from '../avro/topic-codecs.js';
 import type { Topology } from '../topology.js';
 import { ConfluentSchemaRegistry } from './confluent-registry.js';
 import { restoreChangelogs } from './changelog-restore.js';
+import { stableOffsets } from './partition-ends.js';
 import { KafkaNames } from './kafka-names.js';
 import { RequestCounts } from './request-counts.js';
 
@@ -148,9 +149,18 @@ export async function readLogId(cluster: Cluster): Promise<string | undefined> {
 /** Waits for the application to be seeded (workers may start first). */
 export async function awaitClusterState<O>(cluster: Cluster, logger: Logger, signal?: AbortSignal): Promise<ClusterState<O>> {
   let told = false;
+  // The topic is read again only once its end moved: a read is a consumer group joined, fetched from
+  // and deleted (~13 broker requests and ~60 ms of this thread), a look at its end one ListOffsets.
+  // `topics create` leaves a record there, so a waiting worker used to make such a group every second.
+  const topic = cluster.names.stateTopic;
+  let readUpTo: number | undefined;
   while (!signal?.aborted) {
-    const stored = await readClusterState<O>(cluster);
-    if (stored) return stored;
+    const end = await stableOffsets(cluster.admin, [topic]).then((ends) => ends.get(`${topic}/0`), () => undefined);
+    if (end === undefined || end !== readUpTo) {
+      const stored = await readClusterState<O>(cluster);
+      if (stored) return stored;
+      readUpTo = end;
+    }
     if (!told) logger.info(`waiting for a crawl: run \`crawlstream seed\` to start one (${cluster.names.stateTopic} is empty)`);
     told = true;
     await new Promise((r) => setTimeout(r, 1000));
