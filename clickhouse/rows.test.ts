@@ -84,3 +84,14 @@ test('should estimate a row size that grows with its text', () => {
   const large = rowsForRecord({ topic: 'parsed', value: parsedPage({ title: 'x'.repeat(10_000) }) }, robotsSummary, 'x')[0].bytes;
   assert.ok(large - small >= 9_999);
 });
+
+test('should bound a page\'s text to 100 KB of UTF-8 at a character boundary, given as a string or as its bytes', () => {
+  const page = (text: string | Buffer) => parsedRow({ text } as never).text as string | Buffer;
+  const text = 'a' + '€'.repeat(40_000); // 1 + 3 × 40,000 bytes: the limit falls inside a character
+  const fromString = Buffer.from(page(text) as string, 'utf8');
+  const fromBytes = page(Buffer.from(text, 'utf8')) as Buffer;
+  assert.ok(Buffer.isBuffer(fromBytes), 'bytes stay bytes');
+  assert.deepEqual(fromBytes, fromString);
+  assert.equal(fromBytes.length, 1 + 3 * Math.floor((100 * 1024 - 1) / 3));
+  assert.equal(page(Buffer.from('short')).toString(), 'short');
+});

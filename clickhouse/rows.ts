@@ -2,6 +2,7 @@
 // synchronous: the sink converts each record when the runtime hands it over, in offset order.
 // Every value is clamped to its column type, because one row the server rejects would stall the
 // whole partition (the writer retries a failed insert forever rather than drop it).
+import { plainHost } from '../url/url-host.js';
 import { decompressBody } from '../fetching/body-codec.js';
 import type { Duplicate, FetchResult, ParsedPage, SkippedUrl } from '../schemas/records.js';
 import type { RobotsAnalyzer } from './robots-digest.js';
@@ -147,6 +148,7 @@ function robotsBody(f: FetchResult): string {
   return plain.subarray(0, MAX_ROBOTS_BODY).toString('utf8');
 }
 
+/** `p.text` may be its UTF-8 bytes (a Buffer) where the sink read it so (its `asBytes`). */
 export function parsedRow(p: ParsedPage): Record<string, unknown> {
   const links = p.links ?? [];
   return {
@@ -174,7 +176,7 @@ export function parsedRow(p: ParsedPage): Record<string, unknown> {
     link_hosts: links.map((l) => hostOf(l.url)),
     link_anchors: links.map((l) => str(l.anchor)),
     link_nofollow: links.map((l) => (l.nofollow ? 1 : 0)),
-    text: utf8Prefix(str(p.text), MAX_TEXT_BYTES),
+    text: textOf(p.text),
     relevance: score(p.relevance),
     focus_threshold: score(p.focus_threshold),
   };
@@ -230,6 +232,8 @@ export function errorKind(error: string | undefined): string {
 
 /** The host as the crawler keys it: lowercased, punycode, port kept when not the default. */
 export function hostOf(url: string): string {
+  const plain = plainHost(url);
+  if (plain !== undefined) return plain;
   try {
     return new URL(url).host;
   } catch {
@@ -254,6 +258,7 @@ function estimateBytes(row: Record<string, unknown>): number {
     const v = row[k];
     n += k.length + 4;
     if (typeof v === 'string') n += v.length + 2;
+    else if (v instanceof Uint8Array) n += v.length + 2;
     else if (Array.isArray(v)) for (const x of v) n += typeof x === 'string' ? x.length + 3 : 2;
     else n += 12;
   }
@@ -289,11 +294,20 @@ function refusedRow(f: FetchResult): SkippedUrl {
 /** Page text is searchable, bounded: 100 KB of UTF-8 at most, cut at a character boundary. */
 const MAX_TEXT_BYTES = 100 * 1024;
 
+/** The page's text, bounded; as bytes when the sink read it so (its `asBytes`), which it copies out without decoding. */
+function textOf(text: unknown): string | Buffer {
+  return Buffer.isBuffer(text) ? utf8BytesPrefix(text, MAX_TEXT_BYTES) : utf8Prefix(str(text), MAX_TEXT_BYTES);
+}
+
 function utf8Prefix(s: string, maxBytes: number): string {
   if (s.length * 3 <= maxBytes || Buffer.byteLength(s) <= maxBytes) return s;
-  let cut = Math.min(s.length, maxBytes);
-  while (cut > 0 && Buffer.byteLength(s.slice(0, cut)) > maxBytes) cut = Math.floor(cut * 0.9);
-  // Never end on the first half of a surrogate pair.
-  if (cut > 0 && /[\uD800-\uDBFF]/.test(s[cut - 1])) cut--;
-  return s.slice(0, cut);
+  return utf8BytesPrefix(Buffer.from(s, 'utf8'), maxBytes).toString('utf8');
+}
+
+/** At most `maxBytes`, cut before the character the limit falls in (back over continuation bytes, 10xxxxxx, to its first). */
+function utf8BytesPrefix(b: Buffer, maxBytes: number): Buffer {
+  if (b.length <= maxBytes) return b;
+  let cut = maxBytes;
+  while (cut > 0 && (b[cut] & 0xc0) === 0x80) cut--;
+  return b.subarray(0, cut);
 }

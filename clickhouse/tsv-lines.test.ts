@@ -20,6 +20,14 @@ test('should refuse a row whose columns differ from its table\'s first, or that 
   assert.throws(() => lines.add('u', { url: 'x', version: 1 }, 's'), /holds version, which the sink writer stamps itself/);
 });
 
+test('should write a field given as bytes escaped, the same line as the string would make, across chunks', () => {
+  const lines = new SinkLines();
+  const texts = Array.from({ length: 200 }, (_, i) => `${i}\t${'ü\\'.repeat((i * 7919) % 9_000)}`);
+  const asBytes = texts.map((text, i) => lines.add('t', { n: i, text: Buffer.from(text, 'utf8') }, 's').bytes.toString('utf8'));
+  const asStrings = texts.map((text, i) => new SinkLines().add('t', { n: i, text }, 's').bytes.toString('utf8'));
+  assert.deepEqual(asBytes, asStrings);
+});
+
 test('should keep every line intact across chunks, whatever their sizes', () => {
   const lines = new SinkLines();
   const texts = Array.from({ length: 300 }, (_, i) => `${i}:${'ü'.repeat((i * 7919) % 20_000)}`);

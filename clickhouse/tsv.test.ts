@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { chdbEngine } from './testing/test-engines.js';
 import { tsvSuite } from './testing/tsv-suite.js';
-import { tsvField, tsvFields } from './tsv.js';
+import fc from 'fast-check';
+import { tsvBytesLength, tsvField, tsvFields, tsvString, writeTsvBytes } from './tsv.js';
 
 test('should escape what TabSeparated reads as structure, and nothing else', () => {
   assert.equal(tsvField('plain text, "quoted" and \'single\''), 'plain text, "quoted" and \'single\'');
@@ -26,6 +27,18 @@ test('should write a row\'s fields in the given column order, and refuse a row m
   assert.throws(() => line({ a: 'x' }, ['a', 'b']), /row has 1 fields for the 2 columns a, b/);
   assert.throws(() => line({ a: 'x', c: 1 }, ['a', 'b']), /no value for column b/);
   assert.throws(() => line({ a: 'x', b: 1, c: 2 }, ['a', 'b']), /row has 3 fields/);
+});
+
+test('should escape a text given as UTF-8 bytes exactly as the same text given as a string', () => {
+  const text = fc.string({ unit: fc.oneof(fc.constantFrom('\\', '\t', '\n', '\r', '\0', '\b', '\f', "'", 'é', '€', '𝄞', '\uD800'), fc.integer({ min: 0, max: 0x10ffff }).map((cp) => String.fromCodePoint(cp))) });
+  fc.assert(fc.property(text, (s) => {
+    const bytes = Buffer.from(s, 'utf8');
+    const size = tsvBytesLength(bytes);
+    const out = Buffer.alloc(size + 4, 0xff);
+    assert.equal(writeTsvBytes(bytes, out, 2, size), 2 + size);
+    assert.deepEqual(out.subarray(2, 2 + size), Buffer.from(tsvString(s), 'utf8'), JSON.stringify(s));
+    assert.equal(tsvField(bytes), tsvString(bytes.toString('utf8')));
+  }), { numRuns: 2_000 });
 });
 
 tsvSuite(chdbEngine());

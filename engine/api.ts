@@ -148,6 +148,13 @@ export interface ProcessorDefinition<Ins extends readonly AnyTopic[], Outs exten
    * links): decoding them only to drop them costs the event loop and the garbage collector.
    */
   readonly skips?: { readonly [T in Ins[number] as T['name']]?: readonly (keyof TopicValues<[T]>[T['name']] & string)[] };
+  /**
+   * String fields of an input topic the processor receives as their UTF-8 bytes (a Buffer in place of
+   * the string): for a sink that copies a large text out unchanged, decoding it into a JavaScript
+   * string only to encode it again costs the event loop and the garbage collector. The bytes are
+   * what the record holds, not checked as UTF-8.
+   */
+  readonly asBytes?: { readonly [T in Ins[number] as T['name']]?: readonly (keyof TopicValues<[T]>[T['name']] & string)[] };
   /** What can happen to a record on a crash, in plain words (shown by `describe`). */
   readonly delivery: string;
   /** One instance per task, from the services the application gives the runtime. */

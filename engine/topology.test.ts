@@ -82,4 +82,20 @@ describe('topology builder', () => {
     const elsewhere = { ...reader, name: 'elsewhere', skips: { words: ['word'] } } as never;
     assert.throws(() => new TopologyBuilder().topic(lines).processor(elsewhere), /elsewhere skips fields of words, which it does not read/);
   });
+
+  it('should hand a processor the string fields it reads as bytes as their UTF-8, and refuse asking so of a field that is no string', async () => {
+    const seen: unknown[] = [];
+    const reader = defineProcessor({
+      name: 'reader', kind: 'sink', description: '', delivery: '', inputs: [lines], outputs: [], stores: [], asBytes: { lines: ['text'] },
+      create: () => ({ process(r: { value: unknown }) { seen.push(r.value); } }),
+    });
+    const d = await TopologyTestDriver.create({ topology: new TopologyBuilder().topic(lines).processor(reader).build(), services: {} });
+    await d.pipe('lines', 'doc-1', { doc: 'doc-1', text: 'déjà\tvu' });
+    const [value] = seen as { doc: string; text: Buffer }[];
+    assert.equal(value.doc, 'doc-1', 'other strings stay strings');
+    assert.ok(Buffer.isBuffer(value.text));
+    assert.deepEqual(value.text, Buffer.from('déjà\tvu', 'utf8'));
+    const typo = { ...reader, name: 'typo', asBytes: { lines: ['txt'] } } as never;
+    assert.throws(() => new TopologyBuilder().topic(lines).processor(typo), /typo reads field txt of lines as bytes, but it is not a string field/);
+  });
 });

@@ -88,6 +88,12 @@ export class TopologyBuilder<S = object, Topics = { [DEAD_LETTERS]: typeof deadL
       const names = new Set(((input.schema as { fields?: { name: string }[] }).fields ?? []).map((f) => f.name));
       for (const f of fields) if (!names.has(f)) throw new Error(`processor ${def.name} skips field ${f}, which ${topic} does not have`);
     }
+    for (const [topic, fields] of Object.entries(def.asBytes ?? {}) as [string, readonly string[]][]) {
+      const input = def.inputs.find((t) => t.name === topic);
+      if (!input) throw new Error(`processor ${def.name} reads fields of ${topic} as bytes, but it does not read ${topic}`);
+      const types = new Map(((input.schema as { fields?: { name: string; type: unknown }[] }).fields ?? []).map((f) => [f.name, f.type]));
+      for (const f of fields) if (types.get(f) !== 'string') throw new Error(`processor ${def.name} reads field ${f} of ${topic} as bytes, but it is not a string field`);
+    }
     const outputs = [...def.outputs.filter((o) => !discarded.has(o.name)), deadLettersTopic].map((t) => physical.get(t.name)!);
     this.nodes.push({ name: def.name, storedName: storedName(def), definition: def, inputs: def.inputs.map((t) => physical.get(t.name)!), outputs, physical, discarded });
     return this;

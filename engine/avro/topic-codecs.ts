@@ -22,13 +22,19 @@ export class RecordEncodingError extends Error {}
 
 type Resolver = ReturnType<avro.Type['createResolver']>;
 
+/** What a processor reads of a topic's records: fields it never reads (`skip`), string fields it reads as UTF-8 bytes (`asBytes`). */
+export interface Projection {
+  skip: readonly string[];
+  asBytes: readonly string[];
+}
+
 interface TopicCodec {
   readerId: number;
   reader: avro.Type;
   resolvers: Map<number, avro.Type | Resolver>;
   schema: avro.Schema;
-  /** Readers without some fields (a processor's `skips`), by the list given, with their resolvers. */
-  projections: Map<readonly string[], { reader: avro.Type; resolvers: Map<number, Resolver> }>;
+  /** Readers without some fields or with some as bytes (a processor's projection), by the projection given, with their resolvers. */
+  projections: Map<Projection, { reader: avro.Type; resolvers: Map<number, Resolver> }>;
 }
 
 export class TopicCodecs {
@@ -74,10 +80,10 @@ export class TopicCodecs {
    * @throws WireFormatError (not a Confluent-framed record), UnknownSchemaIdError (load the id and retry),
    *   RecordDecodingError (the body does not decode under its schema, whatever the bytes).
    */
-  decode<V>(topic: string, bytes: Buffer, skip?: readonly string[]): V {
+  decode<V>(topic: string, bytes: Buffer, projection?: Projection): V {
     const codec = this.codec(topic);
     const id = schemaIdOf(bytes);
-    if (skip?.length) return this.decodeWithout(codec, topic, id, bytes, skip);
+    if (projection) return this.decodeProjected(codec, topic, id, bytes, projection);
     let resolver = codec.resolvers.get(id);
     if (!resolver) {
       const writer = this.writers.get(id);
@@ -95,16 +101,18 @@ export class TopicCodecs {
   }
 
   /**
-   * Decodes under a reader without the `skip` fields: avsc's resolver steps over them (a string or
-   * a map is passed by its lengths, nothing is allocated for it). `skip` is a processor's own list,
-   * the same array every time, so its reader is built once.
+   * Decodes under a reader without the `skip` fields, and with the `asBytes` ones as bytes: avsc's
+   * resolver steps over a skipped field (a string or a map is passed by its lengths, nothing is
+   * allocated for it) and reads a string as bytes (Avro's promotion). `p` is a processor's own,
+   * the same object every time, so its reader is built once.
    */
-  private decodeWithout<V>(codec: TopicCodec, topic: string, id: number, bytes: Buffer, skip: readonly string[]): V {
-    let projection = codec.projections.get(skip);
+  private decodeProjected<V>(codec: TopicCodec, topic: string, id: number, bytes: Buffer, p: Projection): V {
+    let projection = codec.projections.get(p);
     if (!projection) {
-      const schema = codec.schema as { fields: { name: string }[] };
-      const reader = forSchemaBounded({ ...schema, fields: schema.fields.filter((f) => !skip.includes(f.name)) } as avro.Schema);
-      codec.projections.set(skip, (projection = { reader, resolvers: new Map() }));
+      const schema = codec.schema as { fields: { name: string; type: unknown }[] };
+      const fields = schema.fields.filter((f) => !p.skip.includes(f.name)).map((f) => (p.asBytes.includes(f.name) ? { ...f, type: 'bytes' } : f));
+      const reader = forSchemaBounded({ ...schema, fields } as avro.Schema);
+      codec.projections.set(p, (projection = { reader, resolvers: new Map() }));
     }
     let resolver = projection.resolvers.get(id);
     if (!resolver) {

@@ -3,7 +3,7 @@
 // (StreamTask.recordEnded), told here with the failure's reason if any. Synchronous processors cost
 // no promise per record.
 import type { InputRecord, Logger, Processor, ProcessorContext } from '../api.js';
-import { type TopicCodecs, UnknownSchemaIdError } from '../avro/topic-codecs.js';
+import { type Projection, type TopicCodecs, UnknownSchemaIdError } from '../avro/topic-codecs.js';
 import { DEAD_LETTERS, deadLetterFor } from '../dead-letters.js';
 import type { LevelStore } from '../stores/level-store.js';
 import type { ProcessorNode } from '../topology.js';
@@ -24,8 +24,8 @@ export interface RecordHandlerParts {
   clock: () => number;
   /** Physical input topic → the name the processor declared. */
   declared: ReadonlyMap<string, string>;
-  /** Physical input topic → the fields the processor never reads (not decoded). */
-  skips?: ReadonlyMap<string, readonly string[]>;
+  /** Physical input topic → the fields the processor never reads (not decoded) or reads as bytes. */
+  projections?: ReadonlyMap<string, Projection>;
   /** The record ended: processed (`failure` undefined), or failed and undone, with the reason. */
   ended(record: RawRecord, failure: string | undefined, sink: OutputRecord[]): void;
 }
@@ -43,7 +43,7 @@ export class RecordHandler {
     const { p } = this;
     let value: unknown;
     try {
-      value = p.codecs.decode(record.topic, record.value, p.skips?.get(record.topic));
+      value = p.codecs.decode(record.topic, record.value, p.projections?.get(record.topic));
     } catch (err) {
       if (err instanceof UnknownSchemaIdError && !schemaLoaded) {
         return p.codecs.loadSchemaId(err.schemaId).then(
@@ -116,9 +116,11 @@ export class RecordHandler {
   }
 }
 
-/** A processor's `skips` by physical input topic, for RecordHandlerParts.skips. */
-export function skipsOf(node: Pick<ProcessorNode<any>, 'definition' | 'physical'>): ReadonlyMap<string, readonly string[]> | undefined {
-  const skips = node.definition.skips as Readonly<Record<string, readonly string[]>> | undefined;
-  if (!skips) return undefined;
-  return new Map(Object.entries(skips).map(([topic, fields]) => [node.physical.get(topic) ?? topic, fields]));
+/** A processor's `skips` and `asBytes` by physical input topic, for RecordHandlerParts.projections. */
+export function projectionsOf(node: Pick<ProcessorNode<any>, 'definition' | 'physical'>): ReadonlyMap<string, Projection> | undefined {
+  const skips = (node.definition.skips ?? {}) as Readonly<Record<string, readonly string[]>>;
+  const asBytes = (node.definition.asBytes ?? {}) as Readonly<Record<string, readonly string[]>>;
+  const topics = new Set([...Object.keys(skips), ...Object.keys(asBytes)]);
+  if (topics.size === 0) return undefined;
+  return new Map([...topics].map((topic) => [node.physical.get(topic) ?? topic, { skip: skips[topic] ?? [], asBytes: asBytes[topic] ?? [] }]));
 }

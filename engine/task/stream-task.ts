@@ -10,7 +10,7 @@ import { InputTracker, type InputPosition } from './input-position.js';
 import { TaskLifecycle } from './task-lifecycle.js';
 import { TaskMetrics } from './task-metrics.js';
 import { RecordDispatch } from './record-dispatch.js';
-import { RecordHandler, skipsOf } from './record-handler.js';
+import { RecordHandler, projectionsOf } from './record-handler.js';
 import { taskContext } from './task-context.js';
 import type { HandOverReport, OutputRecord, RawRecord, TaskCommit, TaskOptions } from './task-records.js';
 import { commitReport, type CommitReport } from './commit-report.js';
@@ -69,7 +69,7 @@ export class StreamTask<S = unknown> {
     this.sharedContext = this.contextFor(() => this.ready);
     this.handler = new RecordHandler({
       id: this.id, node: this.node, processor: this.processor, codecs: options.codecs, stores: this.storeList, metrics: this.metrics,
-      logger: options.logger, clock: options.clock, declared: this.declared, skips: skipsOf(options.node),
+      logger: options.logger, clock: options.clock, declared: this.declared, projections: projectionsOf(options.node),
       ended: (record, failure, sink) => this.recordEnded(record, failure, sink),
     });
     this.dispatch = new RecordDispatch({

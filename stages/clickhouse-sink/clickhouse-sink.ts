@@ -36,6 +36,9 @@ export const clickhouseSink = defineProcessor({
   kind: 'sink', outputs: [],
   stores: [],
   concurrency: { maxInFlight: 20_000, perKeyOrder: false },
+  // A page's text (~17 KB on the bench web) goes from the record's bytes into the INSERT's bytes,
+  // escaped on the way, never a JavaScript string: decoding, checking and re-encoding it was the sink's largest cost.
+  asBytes: { parsed: ['text'] },
   delivery:
     'Exactly once: each row carries its source offset, a record counts as done only once its rows are written, ' +
     'and after a crash or a failed insert the sink skips what ClickHouse already holds; a replay writes newer rows that replace, never duplicate.',

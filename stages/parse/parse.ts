@@ -10,6 +10,7 @@ import { analyzeBody, type BodyAnalysis, type BodyInput } from '../../parsing/an
 import type { ParserModule } from '../../parsing/parser-module.js';
 import { ParseTimeoutError, type ParsePool } from '../../parsing/parse-pool.js';
 import { canonicalize, hostKey } from '../../url/canonicalize.js';
+import { plainHost } from '../../url/url-host.js';
 import type { PdfPool } from '../../pdf/pdf-pool.js';
 import { analyzeOther } from './content-route.js';
 import { discoveredBatches, groupBy } from '../../contract/url-batch.js';
@@ -39,6 +40,8 @@ export interface ParseOptions {
 
 /** The routing key of a link, or undefined when it cannot be parsed (normalize never sees it). */
 function linkHost(url: string): string | undefined {
+  const plain = plainHost(url);
+  if (plain !== undefined) return plain;
   try {
     return hostKey(new URL(url));
   } catch {
