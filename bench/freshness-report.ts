@@ -38,7 +38,7 @@ export function freshnessSection(f: FreshnessResult | undefined): string[] {
   for (const r of f.runs) {
     const p = r.refetchesPerPage;
     out.push(`| ${r.runtime} | ${r.seconds} | ${r.killedAtSeconds} s | ${p.always} / ${p.sometimes} / ${p.never} | ${r.changingOverUnchanging} | ${r.storiesDue} / ${r.storiesFound} | ` +
-      `${Number.isNaN(r.storyLatencyP50Ms) ? '—' : `${(r.storyLatencyP50Ms / 1000).toFixed(1)} s`} | ${r.overlaps} / ${r.shortGaps} |`);
+      `${typeof r.storyLatencyP50Ms !== 'number' || Number.isNaN(r.storyLatencyP50Ms) ? '—' : `${(r.storyLatencyP50Ms / 1000).toFixed(1)} s`} | ${r.overlaps} / ${r.shortGaps} |`);
   }
   const k = f.runs.find((r) => r.runtime === 'kafka');
   if (k) {

@@ -96,15 +96,23 @@ async function onKafka(seconds: number, killAt: number, storyEveryMs: number): P
     const seed = await start(['seed', ...kafkaFlags, '--schema-registry', services.registry, '--default-delay-ms', String(DELAY_MS), ...RECRAWL, ...web.seeds]).done;
     if (seed.code !== 0) throw new Error(`seed failed: ${lastLine(seed.stderr)}`);
     const from = Date.now();
+    // A worker that ends on its own is a fault of the run, said beside its figures, not a quiet gap in them.
+    const died: string[] = [];
+    let stopping = false;
+    workers.forEach((w, i) => void w.done.then((r) => {
+      if (!stopping && !(i === 0 && r.signal === 'SIGKILL')) died.push(`worker ${i} exited ${r.code ?? r.signal} ${Math.round((Date.now() - from) / 1000)} s in: ${lastLine(r.stderr)}`);
+    }));
     await sleep(killAt * 1000);
     const killedAt = Date.now();
     workers[0].child.kill('SIGKILL');
     await sleep(Math.max(0, from + seconds * 1000 - Date.now()));
     const end = Date.now();
+    stopping = true;
     workers[1].child.kill('SIGTERM');
     const last = await workers[1].done;
     const run = judge(web, 'kafka', from, end, killedAt);
-    if (last.code !== 0) run.notes.push(`worker 1 exited ${last.code ?? last.signal} after SIGTERM: ${lastLine(last.stderr)}`);
+    run.notes.push(...died);
+    if (last.code !== 0 && !died.length) run.notes.push(`worker 1 exited ${last.code ?? last.signal} after SIGTERM: ${lastLine(last.stderr)}`);
     return run;
   } finally {
     for (const w of workers) w.child.kill('SIGKILL');
@@ -122,13 +130,17 @@ async function embedded(seconds: number, killAt: number, storyEveryMs: number): 
   try {
     const from = Date.now();
     const first = start(args(seconds * 1000));
+    let firstEnded = '';
+    void first.done.then((r) => (firstEnded ||= `the crawl exited ${r.code ?? r.signal} before its kill: ${lastLine(r.stderr)}`));
     await sleep(killAt * 1000);
     const killedAt = Date.now();
+    const ended = firstEnded;
     first.child.kill('SIGKILL');
     await first.done;
     const again = await start(args(Math.max(1000, from + seconds * 1000 - Date.now()))).done;
     const end = Date.now();
     const run = judge(web, 'embedded', from, end, killedAt);
+    if (ended) run.notes.push(ended);
     if (again.code !== 0) run.notes.push(`the resumed crawl exited ${again.code ?? again.signal}: ${lastLine(again.stderr)}`);
     return run;
   } finally {
