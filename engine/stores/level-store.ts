@@ -156,7 +156,7 @@ export class LevelStore<K, V> implements KeyValueStore<K, V> {
     try {
       for (;;) {
         // No more than the caller may still take: each entry read is a key and a value made in native
-        // code, and a queue head of 16 read 256 at a time (~26 KB a page of garbage on the main thread's heap).
+        // code, and a queue head of 16 read 256 at a time (~5 KB a page of garbage on the main thread's heap).
         const batch = await iterator.nextv(Math.max(1, Math.min(256, limit - emitted)));
         for (const [k, v] of batch) {
           const id = k.toString('latin1');
