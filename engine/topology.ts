@@ -82,16 +82,18 @@ export class TopologyBuilder<S = object, Topics = { [DEAD_LETTERS]: typeof deadL
       }
       physical.set(t.name, name);
     }
-    for (const [topic, fields] of Object.entries(def.skips ?? {}) as [string, readonly string[]][]) {
+    // What a processor projects of its inputs (skips, asBytes) must name fields its input topics have.
+    const fieldTypes = (topic: string, notRead: string) => {
       const input = def.inputs.find((t) => t.name === topic);
-      if (!input) throw new Error(`processor ${def.name} skips fields of ${topic}, which it does not read`);
-      const names = new Set(((input.schema as { fields?: { name: string }[] }).fields ?? []).map((f) => f.name));
-      for (const f of fields) if (!names.has(f)) throw new Error(`processor ${def.name} skips field ${f}, which ${topic} does not have`);
+      if (!input) throw new Error(`processor ${def.name} ${notRead}`);
+      return new Map(((input.schema as { fields?: { name: string; type: unknown }[] }).fields ?? []).map((f) => [f.name, f.type]));
+    };
+    for (const [topic, fields] of Object.entries(def.skips ?? {}) as [string, readonly string[]][]) {
+      const types = fieldTypes(topic, `skips fields of ${topic}, which it does not read`);
+      for (const f of fields) if (!types.has(f)) throw new Error(`processor ${def.name} skips field ${f}, which ${topic} does not have`);
     }
     for (const [topic, fields] of Object.entries(def.asBytes ?? {}) as [string, readonly string[]][]) {
-      const input = def.inputs.find((t) => t.name === topic);
-      if (!input) throw new Error(`processor ${def.name} reads fields of ${topic} as bytes, but it does not read ${topic}`);
-      const types = new Map(((input.schema as { fields?: { name: string; type: unknown }[] }).fields ?? []).map((f) => [f.name, f.type]));
+      const types = fieldTypes(topic, `reads fields of ${topic} as bytes, but it does not read ${topic}`);
       for (const f of fields) if (types.get(f) !== 'string') throw new Error(`processor ${def.name} reads field ${f} of ${topic} as bytes, but it is not a string field`);
     }
     const outputs = [...def.outputs.filter((o) => !discarded.has(o.name)), deadLettersTopic].map((t) => physical.get(t.name)!);
