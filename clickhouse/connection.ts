@@ -279,13 +279,18 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** An INSERT's payload in one buffer (chdb takes one; a server's comes as pieces made while it streams: read them once). */
+export function wholePayload(values: Buffer | Iterable<Buffer>): Buffer {
+  return Buffer.isBuffer(values) ? values : Buffer.concat([...values]);
+}
+
 function wrap(opened: Omit<Opened, 'version'>, database: string, readOnly: boolean, damage: DamageCheck): ClickHouse {
   const { engine, location, client, rawInsert } = opened;
   let closed = false;
   const insertTsv: ClickHouse['insertTsv'] = async (table, columns, values, opts) => {
     if (Buffer.isBuffer(values) && values.length === 0) return;
     // chdb takes one buffer; a server's insert streams pieces as they are made (tsvPieces).
-    if (rawInsert) await rawInsert({ table, values: Buffer.isBuffer(values) ? values : Buffer.concat([...values]), format: 'TabSeparated', columns });
+    if (rawInsert) await rawInsert({ table, values: wholePayload(values), format: 'TabSeparated', columns });
     else await client.insert({ table, values: Readable.from(Buffer.isBuffer(values) ? [values] : values, { objectMode: false }), format: 'TabSeparated', columns: columns as [string, ...string[]], query_id: opts?.queryId });
   };
   return {

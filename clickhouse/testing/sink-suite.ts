@@ -2,12 +2,12 @@
 // sink-writer.integration.test.ts: the server of CLICKHOUSE_URL).
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import type { ClickHouse } from '../connection.js';
 import { SINK_TABLES } from '../schema.js';
+import { wholePayload, type ClickHouse } from '../connection.js';
 import { robotsSummary } from '../robots-digest.js';
 import { rowsForRecord } from '../rows.js';
 import type { TestEngine } from './test-engines.js';
-import { collectingLog, compareKeys, faultyClickHouse, feed, physicalRowKeys, resumeFrom, testWriter, tsvRows, wholePayload, writeRecord } from './test-harness.js';
+import { collectingLog, compareKeys, faultyClickHouse, feed, physicalRowKeys, resumeFrom, testWriter, tsvRows, writeRecord } from './test-harness.js';
 import { expectedRowKeys, fetchResult, parsedPage, recordStream, type SourcedRecord } from './test-fixtures.js';
 
 function assertExactlyOnce(actual: string[], expected: string[]): void {

@@ -160,11 +160,6 @@ export function faultyClickHouse(ch: ClickHouse, faults: Faults): ClickHouse & {
   }
 }
 
-/** An insert's payload in one buffer (a server's comes as pieces made while it streams: read them once). */
-export function wholePayload(values: Buffer | Iterable<Buffer>): Buffer {
-  return Buffer.isBuffer(values) ? values : Buffer.concat([...values]);
-}
-
 /** Rows in a TabSeparated payload: a newline inside a value is escaped, so each raw one ends a row. */
 export function tsvRows(values: Buffer): number {
   let n = 0;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { openClickHouse, type ClickHouse } from '../../clickhouse/connection.js';
+import { openClickHouse, wholePayload, type ClickHouse } from '../../clickhouse/connection.js';
 import { testChdbDir } from '../../clickhouse/testing/test-engines.js';
-import { collectingLog, tsvRows, wholePayload } from '../../clickhouse/testing/test-harness.js';
+import { collectingLog, tsvRows } from '../../clickhouse/testing/test-harness.js';
 import { fetchResult, parsedPage } from '../../clickhouse/testing/test-fixtures.js';
 import { defaultCrawlConfig } from '../../contract/config.js';
 import type { InputRecord, ProcessorContext } from '../../engine/api.js';
