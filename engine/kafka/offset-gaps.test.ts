@@ -17,6 +17,22 @@ describe('offset gap guard', () => {
     assert.deepEqual(g.check('t', 11, 10), { kind: 'continue' });
   });
 
+  it('should let a batch through after a batch of markers alone, which kafkajs never offers', () => {
+    const g = new OffsetGapGuard();
+    // Records 0–9 were given (the batch ended at 9); the commit marker at 10 came in a fetch of its own.
+    g.givenWhole('t', 9);
+    g.filtered('t', 10, 10, 10);
+    assert.deepEqual(g.check('t', 11, 10), { kind: 'continue' });
+  });
+
+  it('should not take a filtered batch past a gap for records the task still needs', () => {
+    const g = new OffsetGapGuard();
+    g.givenWhole('t', 9);
+    // Offsets 10–19 were never offered (the task went on from 10); markers at 20–21 do not cover them.
+    g.filtered('t', 20, 21, 10);
+    assert.deepEqual(g.check('t', 22, 10), { kind: 'seek', offset: 10 });
+  });
+
   it('should send the consumer back to the task when a batch starts past everything it was given', () => {
     const g = new OffsetGapGuard();
     g.givenWhole('t', 9);

@@ -28,6 +28,17 @@ export class OffsetGapGuard {
     return { kind: 'lost', from: taskNext, to: first - 1 };
   }
 
+  /**
+   * kafkajs read a batch that held nothing for the task (transaction markers, aborted records) and did
+   * not offer it: its offsets are no gap. A commit marker fetched alone, as a caught-up consumer often
+   * does, otherwise made the next batch look like one, and each cost a read again and a false warning
+   * that records were gone.
+   */
+  filtered(topic: string, first: number, last: number, taskNext: number): void {
+    const upTo = this.givenUpTo.get(topic) ?? taskNext;
+    if (first <= upTo) this.givenUpTo.set(topic, Math.max(upTo, last + 1));
+  }
+
   /** The task took every record of a batch ending at `lastOffset` (control records included). */
   givenWhole(topic: string, lastOffset: number): void {
     this.givenUpTo.set(topic, lastOffset + 1);

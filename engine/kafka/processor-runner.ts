@@ -106,6 +106,12 @@ export class ProcessorRunner<S = unknown> {
     consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
       const id = `${names.logical(e.payload.topic)}/${e.payload.partition}`;
       this.consumedUpTo.set(id, Math.max(this.consumedUpTo.get(id) ?? 0, Number(e.payload.lastOffset) + 1));
+      // A batch of markers or aborted records alone: kafkajs skipped it without calling onBatch.
+      const host = e.payload.batchSize === 0 && e.payload.firstOffset !== null ? this.ready.get(e.payload.partition) : undefined;
+      if (host) {
+        const topic = names.logical(e.payload.topic);
+        this.gapGuard(host).filtered(topic, Number(e.payload.firstOffset), Number(e.payload.lastOffset), host.task.nextOffset(topic));
+      }
     });
     // kafkajs restarts a crashed consumer only after retriable errors. After any other (a broker
     // restart can yield "Failed to find group coordinator") it stays stopped while this worker's

@@ -5,6 +5,29 @@ import type { Message, RecordMetadata, TopicMessages } from 'kafkajs';
 /** Keep each produce request well under the broker's limits; bodies can be megabytes. */
 const MAX_SEND_BYTES = 8 * 1024 * 1024;
 
+/**
+ * What one partition's records may add up to in one produce request. kafkajs sends a partition's
+ * messages of a request as ONE record batch, and the broker refuses a batch above the topic's
+ * max.message.bytes (a record's bound plus 64 KB: 1.06 MB for URL topics) with MESSAGE_TOO_LARGE,
+ * which fails the whole transaction. A worker whose transactions had slowed to 3-4 s on a loaded
+ * machine sent 1 MB+ of discovered URLs to one partition and re-opened every task, refetching
+ * ~2,600 pages of a 30,000-page crawl. A record larger than this still goes, alone in its batch:
+ * its topic's limit is sized for it.
+ */
+export const MAX_PARTITION_BATCH_BYTES = 512 * 1024;
+
+/** A record's bytes in a batch: key, value, headers and ~64 bytes of framing (varints, attributes, timestamp delta). */
+function recordBytes(m: Message): number {
+  let size = 64 + byteLength(m.key) + byteLength(m.value);
+  if (m.headers) for (const [k, v] of Object.entries(m.headers)) size += k.length + (Array.isArray(v) ? v.reduce((n: number, x) => n + byteLength(x), 0) : byteLength(v));
+  return size;
+}
+
+function byteLength(v: Buffer | string | null | undefined): number {
+  if (v == null) return 0;
+  return typeof v === 'string' ? Buffer.byteLength(v) : v.length;
+}
+
 /** Changelog partitions' end offsets after a produce: base offset plus the records sent there. */
 export function recordEnds(chunk: TopicMessages[], results: RecordMetadata[], ends: Map<string, number>): void {
   // kafkajs skips, without a word, messages for a partition its metadata does not know yet (a topic
@@ -32,22 +55,32 @@ export function recordEnds(chunk: TopicMessages[], results: RecordMetadata[], en
   }
 }
 
+/**
+ * The transaction's messages as produce requests, in order: at most MAX_SEND_BYTES a request and
+ * MAX_PARTITION_BATCH_BYTES a partition within it (its record batch), unless a single record is larger.
+ */
 export function* chunks(topics: TopicMessages[]): Generator<TopicMessages[]> {
   let current: TopicMessages[] = [];
   let bytes = 0;
+  let perPartition = new Map<string, number>();
   for (const t of topics) {
     let messages: Message[] = [];
     for (const m of t.messages) {
-      const size = (m.value as Buffer | null)?.length ?? 0;
-      if (bytes + size > MAX_SEND_BYTES && (messages.length || current.length)) {
+      const size = recordBytes(m);
+      const id = `${t.topic}/${m.partition}`;
+      const inBatch = perPartition.get(id) ?? 0;
+      const full = bytes + size > MAX_SEND_BYTES || (inBatch > 0 && inBatch + size > MAX_PARTITION_BATCH_BYTES);
+      if (full && (messages.length || current.length)) {
         if (messages.length) current.push({ topic: t.topic, messages });
         yield current;
         current = [];
         messages = [];
         bytes = 0;
+        perPartition = new Map();
       }
       messages.push(m);
       bytes += size;
+      perPartition.set(id, (perPartition.get(id) ?? 0) + size);
     }
     if (messages.length) current.push({ topic: t.topic, messages });
   }
