@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { CrawlRun } from './crawls.js';
+import { kafkaCostSection } from './kafka-cost.js';
 import { readLevers, renderLevers } from './levers.js';
 import { renderMarkdown } from './render.js';
 import { bestCrawlee, compare, type Results } from './report.js';
@@ -89,4 +90,12 @@ test('should render valid levers with their change and list invalid entries with
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('should judge a fault-free Kafka run that fetched pages twice as failed, run by run', () => {
+  const web = crawl('x', 1).web;
+  const res = results([crawl('kafka-1w', 200), crawl('kafka-2w', 200, { web: { ...web, pageRequests: web.pageRequests + 37 } })]);
+  const section = kafkaCostSection(res).join('\n');
+  assert.match(section, /\| pages fetched more than once, kafka-1w \(no faults\) \| 0 \| 0 \| ✓ \|/);
+  assert.match(section, /\| pages fetched more than once, kafka-2w \(no faults\) \| 37 \| 0 \| ✗ \|/);
 });
