@@ -43,7 +43,17 @@ describe('produce requests of one transaction', () => {
     }
   });
 
-  it('should keep every record once, in order, and send a record above the bound alone', () => {
+  it('should let other partitions fill the requests a full partition needs, not add requests of their own', () => {
+    const topics: TopicMessages[] = [
+      { topic: 'parsed', messages: Array.from({ length: 32 }, () => big(0, 64)) }, // 2 MB: several requests' worth
+      { topic: 'parsed', messages: Array.from({ length: 24 }, (_, i) => big(1 + (i % 6), 64)) }, // 256 KB for each of six others
+    ];
+    const alone = [...chunks([topics[0]])].length;
+    assert.ok(alone >= 4);
+    assert.equal([...chunks(topics)].length, alone);
+  });
+
+  it('should keep every record once, in order within each partition, and send a record above the bound alone', () => {
     fc.assert(fc.property(
       fc.array(fc.record({ topic: fc.constantFrom('a', 'b'), partition: fc.integer({ min: 0, max: 2 }), kb: fc.integer({ min: 0, max: 700 }) }), { maxLength: 40 }),
       (specs) => {
@@ -54,12 +64,17 @@ describe('produce requests of one transaction', () => {
           t.messages.push({ key: String(i), value: Buffer.alloc(s.kb * 1024), partition: s.partition });
         });
         const topics = [...byTopic.values()];
-        const sent: string[] = [];
+        const byPartition = (list: TopicMessages[]) => {
+          const out = new Map<string, string[]>();
+          for (const t of list) for (const m of t.messages) out.set(`${t.topic}/${m.partition}`, [...(out.get(`${t.topic}/${m.partition}`) ?? []), String(m.key)]);
+          return out;
+        };
+        const sent: TopicMessages[] = [];
         for (const r of chunks(topics)) {
-          for (const t of r) for (const m of t.messages) sent.push(`${t.topic}:${m.key}`);
+          sent.push(...r);
           for (const sizes of batches(r).values()) assert.ok(sizes.length === 1 || sizes.reduce((a, b) => a + b, 0) <= MAX_PARTITION_BATCH_BYTES);
         }
-        assert.deepEqual(sent, topics.flatMap((t) => t.messages.map((m) => `${t.topic}:${m.key}`)));
+        assert.deepEqual(new Map([...byPartition(sent)].sort()), new Map([...byPartition(topics)].sort()));
       }));
   });
 });

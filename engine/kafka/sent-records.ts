@@ -56,33 +56,41 @@ export function recordEnds(chunk: TopicMessages[], results: RecordMetadata[], en
 }
 
 /**
- * The transaction's messages as produce requests, in order: at most MAX_SEND_BYTES a request and
- * MAX_PARTITION_BATCH_BYTES a partition within it (its record batch), unless a single record is larger.
+ * The transaction's messages as produce requests: each partition's in order, at most
+ * MAX_PARTITION_BATCH_BYTES of a partition and MAX_SEND_BYTES in all a request (a single larger record
+ * goes alone). A partition with more waits for the next request while the others fill this one: order
+ * matters only within a partition, and the transaction makes them visible together.
  */
 export function* chunks(topics: TopicMessages[]): Generator<TopicMessages[]> {
-  let current: TopicMessages[] = [];
-  let bytes = 0;
-  let perPartition = new Map<string, number>();
+  interface Queue { topic: string; messages: Message[]; sizes: number[]; next: number }
+  const queues = new Map<string, Queue>();
   for (const t of topics) {
-    let messages: Message[] = [];
     for (const m of t.messages) {
-      const size = recordBytes(m);
       const id = `${t.topic}/${m.partition}`;
-      const inBatch = perPartition.get(id) ?? 0;
-      const full = bytes + size > MAX_SEND_BYTES || (inBatch > 0 && inBatch + size > MAX_PARTITION_BATCH_BYTES);
-      if (full && (messages.length || current.length)) {
-        if (messages.length) current.push({ topic: t.topic, messages });
-        yield current;
-        current = [];
-        messages = [];
-        bytes = 0;
-        perPartition = new Map();
-      }
-      messages.push(m);
-      bytes += size;
-      perPartition.set(id, (perPartition.get(id) ?? 0) + size);
+      let q = queues.get(id);
+      if (!q) queues.set(id, (q = { topic: t.topic, messages: [], sizes: [], next: 0 }));
+      q.messages.push(m);
+      q.sizes.push(recordBytes(m));
     }
-    if (messages.length) current.push({ topic: t.topic, messages });
   }
-  if (current.length) yield current;
+  let open = [...queues.values()];
+  while (open.length > 0) {
+    const request = new Map<string, Message[]>();
+    let total = 0;
+    // The first open partition always sends at least one record, so every request makes progress.
+    for (const q of open) {
+      let batch = 0;
+      while (q.next < q.messages.length) {
+        const size = q.sizes[q.next];
+        if ((batch > 0 && batch + size > MAX_PARTITION_BATCH_BYTES) || (total > 0 && total + size > MAX_SEND_BYTES)) break;
+        let out = request.get(q.topic);
+        if (!out) request.set(q.topic, (out = []));
+        out.push(q.messages[q.next++]);
+        batch += size;
+        total += size;
+      }
+    }
+    yield [...request].map(([topic, messages]) => ({ topic, messages }));
+    open = open.filter((q) => q.next < q.messages.length);
+  }
 }
