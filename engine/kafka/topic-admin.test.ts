@@ -1,7 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Admin } from 'kafkajs';
-import { createTopics, type TopicPlan } from './topic-admin.js';
+import { defineTopic } from '../topic.js';
+import { TopologyBuilder } from '../topology.js';
+import { lines, wordCountTopology } from '../examples/word-count.js';
+import { KafkaNames } from './kafka-names.js';
+import { MAX_PARTITION_BATCH_BYTES } from './sent-records.js';
+import { createTopics, plannedTopics, type TopicPlan } from './topic-admin.js';
 
 /**
  * An admin client shaped like a broker that has just started: it creates topics, but for the first
@@ -51,5 +56,18 @@ describe('createTopics', () => {
   it('should give up after its deadline when partitions never get a leader', async () => {
     const { admin } = startingBroker(0, {}, true);
     await assert.rejects(createTopics(admin, plans, 1_000), /a\/0 has no leader yet/);
+  });
+});
+
+describe('planned topics', () => {
+  it('should let every topic take a batch as large as a transaction puts in one partition, whatever its records\' bound', () => {
+    const tiny = defineTopic<{ doc: string; text: string }>()({ ...lines, name: 'tiny-lines', maxRecordBytes: 1024 });
+    const small = new TopologyBuilder().topic(tiny).build();
+    for (const topology of [wordCountTopology(), small]) {
+      for (const plan of plannedTopics(topology, new KafkaNames('app'), 2)) {
+        const limit = Number(plan.configs['max.message.bytes'] ?? 1024 * 1024);
+        assert.ok(limit > MAX_PARTITION_BATCH_BYTES + 4096, `${plan.name}: max.message.bytes ${limit}`);
+      }
+    }
   });
 });

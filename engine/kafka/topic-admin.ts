@@ -4,6 +4,7 @@ import type { Admin, ITopicConfig } from 'kafkajs';
 import type { ProcessorNode, Topology } from '../topology.js';
 import { storedName } from '../stores/key-value-store.js';
 import { KafkaNames, POSITIONS_STORE } from './kafka-names.js';
+import { MAX_PARTITION_BATCH_BYTES } from './sent-records.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -31,7 +32,8 @@ export function plannedTopics(topology: Topology, names: KafkaNames, partitions:
     const retention = t.retention === 'until-consumed' ? 7 * DAY : t.retention.ms;
     plans.push({
       name: names.topic(t.name), partitions,
-      configs: { 'retention.ms': String(retention), 'max.message.bytes': String(t.maxRecordBytes + 64 * 1024) },
+      // A record's bound, and never less than what a transaction puts in one partition's batch.
+      configs: { 'retention.ms': String(retention), 'max.message.bytes': String(Math.max(t.maxRecordBytes, MAX_PARTITION_BATCH_BYTES) + 64 * 1024) },
     });
   }
   for (const p of topology.processors) plans.push(...changelogPlans(p, names, partitions));
