@@ -20,6 +20,9 @@ export class UnknownSchemaIdError extends Error {
 
 export class RecordEncodingError extends Error {}
 
+/** A record encoded above its topic's declared bound (TopicSpec.maxRecordBytes). */
+export class RecordTooLargeError extends RecordEncodingError {}
+
 type Resolver = ReturnType<avro.Type['createResolver']>;
 
 /** What a processor reads of a topic's records: fields it never reads (`skip`), string fields it reads as UTF-8 bytes (`asBytes`). */
@@ -35,6 +38,8 @@ interface TopicCodec {
   schema: avro.Schema;
   /** Readers without some fields or with some as bytes (a processor's projection), by the projection given, with their resolvers. */
   projections: Map<Projection, { reader: avro.Type; resolvers: Map<number, Resolver> }>;
+  /** Largest encoded record the topic takes (wire header included). */
+  maxRecordBytes: number;
 }
 
 export class TopicCodecs {
@@ -44,12 +49,17 @@ export class TopicCodecs {
 
   constructor(private readonly registry: SchemaRegistry) {}
 
-  /** Registers the topic's value schema under `<topic>-value` (BACKWARD compatibility enforced). */
-  async addTopic(topic: string, schema: avro.Schema, subjectTopic = topic): Promise<void> {
+  /**
+   * Registers the topic's value schema under `<topic>-value` (BACKWARD compatibility enforced).
+   * `maxRecordBytes`: the topic's declared bound, which encode enforces on every runtime: on Kafka a
+   * larger record is refused by the broker at commit, failing the worker's whole transaction again at
+   * every retry; here it fails the record that made it (a dead letter saying why).
+   */
+  async addTopic(topic: string, schema: avro.Schema, subjectTopic = topic, maxRecordBytes = Infinity): Promise<void> {
     const id = await this.registry.register(`${subjectTopic}-value`, schema);
     const reader = forSchemaBounded(schema);
     this.writers.set(id, reader);
-    this.topics.set(topic, { readerId: id, reader, resolvers: new Map([[id, reader]]), schema, projections: new Map() });
+    this.topics.set(topic, { readerId: id, reader, resolvers: new Map([[id, reader]]), schema, projections: new Map(), maxRecordBytes });
   }
 
   encode(topic: string, value: unknown): Buffer {
@@ -62,12 +72,17 @@ export class TopicCodecs {
         this.scratch = Buffer.allocUnsafe(Math.max(this.scratch.length * 2, this.scratch.length - end));
         end = codec.reader.encode(value, this.scratch, WIRE_HEADER);
       }
+      if (end > codec.maxRecordBytes) {
+        if (this.scratch.length > MAX_KEPT_SCRATCH) this.scratch = Buffer.allocUnsafe(INITIAL_SCRATCH);
+        throw new RecordTooLargeError(`a record for topic ${topic} is ${end} bytes, over the topic's bound of ${codec.maxRecordBytes} (max.message.bytes on Kafka): not written`);
+      }
       writeWireHeader(this.scratch, codec.readerId);
       const out = Buffer.allocUnsafe(end);
       this.scratch.copy(out, 0, 0, end);
       if (this.scratch.length > MAX_KEPT_SCRATCH) this.scratch = Buffer.allocUnsafe(INITIAL_SCRATCH);
       return out;
     } catch (err) {
+      if (err instanceof RecordTooLargeError) throw err;
       const problems: string[] = [];
       codec.reader.isValid(value, { errorHook: (path) => problems.push(path.join('.') || '(record)') });
       throw new RecordEncodingError(

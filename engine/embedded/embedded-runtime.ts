@@ -105,7 +105,7 @@ export class EmbeddedRuntime<S = unknown> implements CommitHost<S> {
       runtime = new EmbeddedRuntime(options, db, new TopicCodecs(registry), partitions, logId);
       await runtime.openLogs();
       if (stored === undefined) await db.put(metaKey('partitions'), encodeJson(partitions));
-      for (const topic of options.topology.topics.values()) await runtime.codecs.addTopic(topic.name, topic.schema);
+      for (const topic of options.topology.topics.values()) await runtime.codecs.addTopic(topic.name, topic.schema, topic.name, topic.maxRecordBytes);
       await runtime.createTasks();
       return runtime;
     } catch (err) {

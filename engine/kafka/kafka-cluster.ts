@@ -69,7 +69,7 @@ export async function connectCluster(o: ClusterOptions): Promise<Cluster> {
 /** Registers every topic's value schema as `<physical topic>-value`; an incompatible one stops us here. */
 export async function topologyCodecs(topology: Topology, names: KafkaNames, registryUrl: string): Promise<TopicCodecs> {
   const codecs = new TopicCodecs(new ConfluentSchemaRegistry(registryUrl));
-  for (const topic of topology.topics.values()) await codecs.addTopic(topic.name, topic.schema, names.topic(topic.name));
+  for (const topic of topology.topics.values()) await codecs.addTopic(topic.name, topic.schema, names.topic(topic.name), topic.maxRecordBytes);
   return codecs;
 }
 

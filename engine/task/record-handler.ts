@@ -3,7 +3,7 @@
 // (StreamTask.recordEnded), told here with the failure's reason if any. Synchronous processors cost
 // no promise per record.
 import type { InputRecord, Logger, Processor, ProcessorContext } from '../api.js';
-import { type Projection, type TopicCodecs, UnknownSchemaIdError } from '../avro/topic-codecs.js';
+import { type Projection, RecordTooLargeError, type TopicCodecs, UnknownSchemaIdError } from '../avro/topic-codecs.js';
 import { DEAD_LETTERS, deadLetterFor } from '../dead-letters.js';
 import type { LevelStore } from '../stores/level-store.js';
 import type { ProcessorNode } from '../topology.js';
@@ -112,7 +112,17 @@ export class RecordHandler {
     p.logger.warn(`${p.id}: ${record.topic}/${record.partition}@${record.offset} sent to ${DEAD_LETTERS}: ${reason.split('\n')[0]}`);
     const letter = deadLetterFor(record, p.node.storedName, reason, p.clock());
     const topic = p.node.physical.get(DEAD_LETTERS)!;
-    sink.push({ topic, key: record.key, value: p.codecs.encode(topic, letter), timestamp: letter.failed_at });
+    let value: Buffer;
+    try {
+      value = p.codecs.encode(topic, letter);
+    } catch (err) {
+      if (!(err instanceof RecordTooLargeError)) throw err;
+      // An input near its own bound, plus the reason, can pass the dead letters' bound: the letter then
+      // says so, and the record itself is still in its topic at its offset.
+      const note = `\n(its value, ${record.value.length} bytes, is not kept here: too large for ${DEAD_LETTERS}; read it at ${record.topic}/${record.partition}@${record.offset})`;
+      value = p.codecs.encode(topic, { ...letter, reason: letter.reason.slice(0, 4000 - note.length) + note, value: Buffer.alloc(0) });
+    }
+    sink.push({ topic, key: record.key, value, timestamp: letter.failed_at });
   }
 }
 

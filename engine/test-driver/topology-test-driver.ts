@@ -52,7 +52,7 @@ export class TopologyTestDriver<S, T> {
     await db.open();
     const registry = new LocalSchemaRegistry(db.sublevel<string, string>('registry', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as never);
     const codecs = new TopicCodecs(registry);
-    for (const topic of options.topology.topics.values()) await codecs.addTopic(topic.name, topic.schema);
+    for (const topic of options.topology.topics.values()) await codecs.addTopic(topic.name, topic.schema, topic.name, topic.maxRecordBytes);
     const driver = new TopologyTestDriver<S, T>(db, codecs, options.startTime ?? Date.UTC(2026, 0, 1));
     driver.options = options;
     driver.logger = options.logger ?? { info: () => {}, warn: (m) => driver.warnings.push(m) };
