@@ -118,8 +118,8 @@ export class RecordHandler {
     } catch (err) {
       if (!(err instanceof RecordTooLargeError)) throw err;
       // An input near its own bound, plus the reason, can pass the dead letters' bound: the letter then
-      // says so, and the record itself is still in its topic at its offset.
-      const note = `\n(its value, ${record.value.length} bytes, is not kept here: too large for ${DEAD_LETTERS}; read it at ${record.topic}/${record.partition}@${record.offset})`;
+      // says so and where the record is (kept there for as long as its topic's retention keeps it).
+      const note = `\n(its value, ${record.value.length} bytes, is not kept here: too large for ${DEAD_LETTERS}; read it at ${record.topic}/${record.partition}@${record.offset} while its topic keeps it)`;
       value = p.codecs.encode(topic, { ...letter, reason: letter.reason.slice(0, 4000 - note.length) + note, value: Buffer.alloc(0) });
     }
     sink.push({ topic, key: record.key, value, timestamp: letter.failed_at });
