@@ -8,6 +8,19 @@ const shared = defineStore({ name: 'shared', description: '', keys: stringKey, v
 const proc = (name: string, stores = [shared], concurrency?: { maxInFlight: number; perKeyOrder: boolean }) =>
   defineProcessor({ name, description: '', delivery: '', kind: 'sink', inputs: [lines], outputs: [], stores, concurrency, create: () => ({ process() {} }) });
 
+/** A sink reading `lines` with the given projection, after one line of `text` went through it: what it saw. */
+async function readLine(projection: { skips?: Record<string, string[]>; asBytes?: Record<string, string[]> }, text: string) {
+  const seen: unknown[] = [];
+  const reader = defineProcessor({
+    name: 'reader', kind: 'sink', description: '', delivery: '', inputs: [lines], outputs: [], stores: [], ...projection,
+    create: () => ({ process(r: { value: unknown }) { seen.push(r.value); } }),
+  });
+  const d = await TopologyTestDriver.create({ topology: new TopologyBuilder().topic(lines).processor(reader).build(), services: {} });
+  await d.pipe('lines', 'doc-1', { doc: 'doc-1', text });
+  await d.close();
+  return { reader, seen };
+}
+
 describe('topology builder', () => {
   it('should refuse two processors sharing a store', () => {
     const builder = new TopologyBuilder().topic(lines).processor(proc('one')).processor(proc('two'));
@@ -69,13 +82,7 @@ describe('topology builder', () => {
   });
 
   it('should leave the fields a processor skips undecoded, and refuse a skip of a field its input does not have', async () => {
-    const seen: unknown[] = [];
-    const reader = defineProcessor({
-      name: 'reader', kind: 'sink', description: '', delivery: '', inputs: [lines], outputs: [], stores: [], skips: { lines: ['text'] },
-      create: () => ({ process(r: { value: unknown }) { seen.push(r.value); } }),
-    });
-    const d = await TopologyTestDriver.create({ topology: new TopologyBuilder().topic(lines).processor(reader).build(), services: {} });
-    await d.pipe('lines', 'doc-1', { doc: 'doc-1', text: 'a long text the reader never looks at' });
+    const { reader, seen } = await readLine({ skips: { lines: ['text'] } }, 'a long text the reader never looks at');
     assert.deepEqual(seen.map((v) => ({ ...(v as object) })), [{ doc: 'doc-1' }], 'the skipped field is not decoded');
     const typo = { ...reader, name: 'typo', skips: { lines: ['txt'] } } as never;
     assert.throws(() => new TopologyBuilder().topic(lines).processor(typo), /typo skips field txt, which lines does not have/);
@@ -84,13 +91,7 @@ describe('topology builder', () => {
   });
 
   it('should hand a processor the string fields it reads as bytes as their UTF-8, and refuse asking so of a field that is no string', async () => {
-    const seen: unknown[] = [];
-    const reader = defineProcessor({
-      name: 'reader', kind: 'sink', description: '', delivery: '', inputs: [lines], outputs: [], stores: [], asBytes: { lines: ['text'] },
-      create: () => ({ process(r: { value: unknown }) { seen.push(r.value); } }),
-    });
-    const d = await TopologyTestDriver.create({ topology: new TopologyBuilder().topic(lines).processor(reader).build(), services: {} });
-    await d.pipe('lines', 'doc-1', { doc: 'doc-1', text: 'déjà\tvu' });
+    const { reader, seen } = await readLine({ asBytes: { lines: ['text'] } }, 'déjà\tvu');
     const [value] = seen as { doc: string; text: Buffer }[];
     assert.equal(value.doc, 'doc-1', 'other strings stay strings');
     assert.ok(Buffer.isBuffer(value.text));
