@@ -43,6 +43,7 @@ const cases: Case[] = [
   { command: 'worker', flag: 'session-timeout-ms', bounds: LIMITS.sessionTimeoutMs, argv: (v, dir) => ['--data-dir', dir, `--session-timeout-ms=${v}`] },
   { command: 'worker', flag: 'stop-grace', bounds: LIMITS.stopGraceMs, argv: (v, dir) => ['--data-dir', dir, `--stop-grace=${v}`] },
   { command: 'worker', flag: 'commit-interval', bounds: LIMITS.commitIntervalMs, argv: (v, dir) => ['--data-dir', dir, `--commit-interval=${v}`] },
+  { command: 'worker', flag: 'threads', bounds: LIMITS.workerThreads, argv: (v, dir) => ['--data-dir', dir, `--threads=${v}`] },
   { command: 'worker', flag: 'handover-grace', bounds: LIMITS.handoverGraceMs, argv: (v, dir) => ['--data-dir', dir, `--handover-grace=${v}`] },
   { command: 'topics', flag: 'partitions', bounds: LIMITS.kafkaPartitions, argv: (v) => ['create', `--partitions=${v}`] },
   { command: 'scale', flag: 'partitions', bounds: LIMITS.embeddedPartitions, argv: (v, dir) => ['--data-dir', dir, `--partitions=${v}`] },

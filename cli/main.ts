@@ -44,7 +44,7 @@ const USAGE = `usage: crawlstream <command> [options]
 
 Kafka mode (services: docker compose up -d, or scripts/dev-services.sh up):
   topics create --brokers HOST:PORT [--topic-prefix P] [--partitions N]
-  worker --brokers B [--topic-prefix P] --schema-registry URL --clickhouse-url URL
+  worker --brokers B [--topic-prefix P] --schema-registry URL --clickhouse-url URL [--threads N (1)]
          [--processors normalize,dedup,schedule,resolve,fetch,parse,near-dup-bands,near-dup,clickhouse-sink,warc]
          (a processor's stored name selects it too: simhash-bands, sink; see README, stored names)
          [--allow-network CIDR]... [--data-dir DIR] [--parser-module FILE] [--processor-module FILE]...

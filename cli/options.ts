@@ -56,6 +56,11 @@ export const LIMITS = {
   stopGraceMs: { min: 0, max: DAY_MS },
   /** worker --commit-interval: each hop of a record waits up to this long; past a minute a transaction nears the broker's timeout. */
   commitIntervalMs: { min: 10, max: 60_000, why: 'an open transaction must end well within the broker\'s transaction timeout (60 s)' },
+  /**
+   * worker --threads: each thread is a worker of its own (consumer groups, transactions, state); more
+   * threads than cores only add group members and memory.
+   */
+  workerThreads: { min: 1, max: 256 },
   /** worker --handover-grace: how long a new owner waits for a silent previous owner before fencing it. */
   handoverGraceMs: { min: 100, max: 600_000 },
   /** --module-timeout: a user module's init or process, or one page's parse, that takes longer is ended. */

@@ -25,8 +25,9 @@ export interface TaskView {
 export class CrawlTelemetry implements CrawlObserver {
   readonly metrics: CrawlMetrics;
 
-  constructor(logger: Logger) {
-    this.metrics = new CrawlMetrics({ logger });
+  /** `defaultMetrics`: the process's own (CPU, memory); off in a worker thread, whose process serves them once. */
+  constructor(logger: Logger, options: { defaultMetrics?: boolean } = {}) {
+    this.metrics = new CrawlMetrics({ logger, defaultMetrics: options.defaultMetrics });
   }
 
   fetchDone(f: FetchDone): void {

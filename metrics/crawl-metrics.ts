@@ -29,6 +29,8 @@ export interface GaugeSnapshot {
 /** Must return at once: it runs inside the scrape. */
 export type GaugeSource = () => GaugeSnapshot;
 
+export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
+
 export interface CrawlMetricsOptions {
   /** Process metrics (CPU, memory, event loop lag, GC) with the crawlstream_ prefix; default true. */
   defaultMetrics?: boolean;
@@ -135,6 +137,12 @@ export class CrawlMetrics {
 
   get contentType(): string {
     return this.registry.contentType;
+  }
+
+  /** What metrics() serves, as prom-client's JSON: how a worker thread hands its metrics to the process (AggregatorRegistry). */
+  async metricsJson(): Promise<MetricsJson> {
+    this.readGauges();
+    return this.registry.getMetricsAsJSON();
   }
 
   /** Every series name a scrape can carry (histograms as _bucket, _sum, _count), e.g. to check dashboards. */

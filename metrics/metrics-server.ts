@@ -2,7 +2,12 @@
 // URLs' fates, which are nobody else's business.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { CrawlMetrics } from './crawl-metrics.js';
+
+/** What a scrape is answered from: one registry, or several threads' put together. */
+export interface MetricsSource {
+  metrics(): Promise<string>;
+  readonly contentType: string;
+}
 
 export interface MetricsServerOptions {
   /** 0 picks a free port (tests). */
@@ -19,7 +24,7 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-export async function serveMetrics(metrics: CrawlMetrics, options: MetricsServerOptions): Promise<MetricsServer> {
+export async function serveMetrics(metrics: MetricsSource, options: MetricsServerOptions): Promise<MetricsServer> {
   const host = options.host ?? '127.0.0.1';
   if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
     throw new TypeError(`metrics port must be an integer in 0..65535, got ${options.port}`);

@@ -3,6 +3,7 @@
 // processes share the work and tasks move between them. It follows the cluster state: a pause stops
 // work that honours RuntimeControl, and a new generation (a new partition count) re-opens every task.
 import { hostname } from 'node:os';
+import { isMainThread, threadId } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 import type { Producer } from 'kafkajs';
 import type { Logger, RuntimeControl } from '../api.js';
@@ -63,7 +64,8 @@ export interface TaskProgress<S> {
 export const HANDOVER_GRACE_MS = 5_000;
 
 export class KafkaRuntime<S> {
-  readonly id = `${hostname()}-${process.pid}`;
+  /** The worker's identity in task ownership: one per thread when a process runs several workers (`worker --threads`). */
+  readonly id = `${hostname()}-${process.pid}${isMainThread ? '' : `-t${threadId}`}`;
   private runners: ProcessorRunner<S>[] = [];
   private owners!: TaskOwners;
   private transactions!: WorkerTransactions;
