@@ -7,12 +7,12 @@ import type { CrawlRun } from './crawls.js';
 import { fmt } from './render.js';
 import { msPerPage, ratio, type Results } from './report.js';
 
-/** Requests by API as the worker printed them when it stopped (`kafka requests: {...}`). */
+/** The requests a worker said it sent as it stopped, added up over its threads (one line each). */
 export function parseRequestCounts(stderr: string): Record<string, number> | undefined {
-  const m = /kafka requests: (\{.*\})/.exec(stderr);
-  if (!m) return undefined;
+  const lines = [...stderr.matchAll(/kafka requests: (\{.*\})/g)];
+  if (lines.length === 0) return undefined;
   try {
-    return JSON.parse(m[1]) as Record<string, number>;
+    return sumCounts(lines.map((m) => JSON.parse(m[1]) as Record<string, number>));
   } catch {
     return undefined;
   }
@@ -85,6 +85,11 @@ export function kafkaCostSection(res: Results): string[] {
     `| ClickHouse server CPU-ms per page, ${k.name} | ${fmt(ch, 2)} | ≤ ${TARGETS.clickhouseMsPerPage} | ${judge(ch, TARGETS.clickhouseMsPerPage)} |`,
     `| CPU-ms per page, 2 workers ÷ 1 worker (workers' whole life) | ${fmt(scale, 2)} | ≤ ${TARGETS.twoOverOne} | ${judge(scale, TARGETS.twoOverOne)} |`,
     `| the same, seed → idle | ${fmt(crawlScale, 2)} | ≤ ${TARGETS.twoOverOne} | ${judge(crawlScale, TARGETS.twoOverOne)} |`);
+  // Stream threads (issue 19): one worker process of N threads against one of one thread.
+  for (const r of runs.filter((r) => /^kafka-1w\d+t$/.test(r.name))) {
+    const threads = ratio(ratioOf(r) ?? undefined, ratioOf(one) ?? undefined);
+    out.push(`| CPU-ms per page, one worker of ${r.name.slice(8, -1)} threads ÷ one of 1 (\`worker --threads\`, whole life) | ${fmt(threads, 2)} | ≤ ${TARGETS.twoOverOne} | ${judge(threads, TARGETS.twoOverOne)} |`);
+  }
   // No run here is faulted: a page fetched twice is work redone after a failed transaction, and a
   // server asked twice for what it already gave.
   for (const r of runs) {

@@ -38,11 +38,16 @@ function workerNodeArgs(): string[] {
 }
 
 /** CRAWLSTREAM_BENCH_WORKER_LOGS=DIR: each worker's whole stderr is appended to DIR/kafka-<n>w-w<i>.log (the run keeps only a tail). */
-function workerLog(workers: number, i: number): string | undefined {
+function workerLog(name: string, i: number): string | undefined {
   const dir = process.env.CRAWLSTREAM_BENCH_WORKER_LOGS;
   if (!dir) return undefined;
   mkdirSync(dir, { recursive: true });
-  return join(dir, `kafka-${workers}w-w${i}.log`);
+  return join(dir, `${name}-w${i}.log`);
+}
+
+/** A run's name: kafka-2w for two worker processes, kafka-1w2t for one of two threads (`worker --threads 2`). */
+export function kafkaRunName(workers: number, threads = 1): string {
+  return `kafka-${workers}w${threads > 1 ? `${threads}t` : ''}`;
 }
 
 /** Services from the environment, else from `scripts/dev-services.sh up` (idempotent) and its `env`. */
@@ -107,8 +112,11 @@ async function watchSink(clickhouse: string, db: string, atLeast: number, stop: 
   return Infinity;
 }
 
-export async function runKafka(paths: Paths, services: Services, workers: number, hosts: number, pages: number, seeds?: number): Promise<CrawlRun> {
-  const id = `bench${Date.now()}w${workers}`;
+export async function runKafka(paths: Paths, services: Services, workers: number, hosts: number, pages: number, seeds?: number, threads = 1): Promise<CrawlRun> {
+  const name = kafkaRunName(workers, threads);
+  const id = `bench${Date.now()}w${workers}t${threads}`;
+  // Each thread of a worker says it is waiting, and running, as a worker process does.
+  const members = workers * threads;
   const prefix = `${id}.`;
   const kafkaFlags = ['--brokers', services.brokers, '--topic-prefix', prefix];
   const scratch = mkdtempSync(join(tmpdir(), 'crawlstream-bench-kafka-'));
@@ -122,15 +130,18 @@ export async function runKafka(paths: Paths, services: Services, workers: number
     let runningAt = Infinity;
     const waitingForCrawl = new Promise<void>((resolve) => {
       for (let i = 0; i < workers; i++) {
-        const log = workerLog(workers, i);
+        const log = workerLog(name, i);
         procs.push(startMeasured(process.execPath, [...workerNodeArgs(), paths.bin, 'worker', ...kafkaFlags, '--schema-registry', services.registry,
-          '--clickhouse-url', `${services.clickhouse}/${id}`, '--allow-network', '127.0.0.0/8', '--data-dir', join(scratch, `w${i}`), ...extraWorkerArgs()], {
+          '--clickhouse-url', `${services.clickhouse}/${id}`, '--allow-network', '127.0.0.0/8', '--data-dir', join(scratch, `w${i}`),
+          ...(threads > 1 ? ['--threads', String(threads)] : []), ...extraWorkerArgs()], {
           cwd: scratch,
           threads: true,
           onStderr: (chunk) => {
             if (log) appendFileSync(log, chunk);
-            if (/waiting for a crawl/.test(chunk) && ++waiting === workers) resolve();
-            if (/ running .* partitions/.test(chunk) && ++running === workers) runningAt = performance.now();
+            waiting += chunk.match(/waiting for a crawl/g)?.length ?? 0;
+            if (waiting >= members) resolve();
+            running += chunk.match(/ running .* partitions/g)?.length ?? 0;
+            if (running >= members && runningAt === Infinity) runningAt = performance.now();
           },
         }));
       }
@@ -188,7 +199,7 @@ export async function runKafka(paths: Paths, services: Services, workers: number
       cpuSeconds: round(measured.reduce((n, m) => n + m.cpuSeconds, 0), 2),
       exitCode: 0,
     };
-    const run = crawlRun(`kafka-${workers}w`, hosts, pages, sum, stats, idle.stdout.split('\n').filter((l) => /^idle:|^frontier:/.test(l)).join(' | '));
+    const run = crawlRun(name, hosts, pages, sum, stats, idle.stdout.split('\n').filter((l) => /^idle:|^frontier:/.test(l)).join(' | '));
     run.busyCoresBefore = busyCoresBefore;
     run.seeds = web.seeds.length;
     run.web_kind = 'bench';

@@ -4,7 +4,7 @@
 //   --only ceilings,engine,crawlee,embedded,https,duplicates,kafka,hostidle,stages,freshness,focus,profile,large   (default: all but large)
 //   --with-large   --hosts N --pages N --seeds N   --large-hosts N --large-pages N   --dup-hosts N --dup-pages N
 //   --crawlee-min 16,32 (minConcurrency of each Crawlee run; the fastest is the peer)   --crawlee-max 64
-//   --kafka-workers 1[,2]   --engine-records N   --levers FILE   --out DIR   --quiet-wait SECONDS (default 60)
+//   --kafka-workers 1[,2]   --kafka-threads N[,M] (also one worker of N threads; default 2)   --engine-records N   --levers FILE   --out DIR   --quiet-wait SECONDS (default 60)
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { summarizeProfile } from './cpu-profile.js';
 import { quietWait, runCrawlee, runEmbedded, type CrawlRun, type Paths } from './crawls.js';
-import { ensureServices, runKafka } from './kafka-run.js';
+import { ensureServices, kafkaRunName, runKafka } from './kafka-run.js';
 import { readLevers } from './levers.js';
 import { describeMachine } from './machine.js';
 import { hasGnuTime, round, runMeasured, waitQuiet } from './proc.js';
@@ -95,28 +95,30 @@ function list(v: string | undefined, d: number[], name: string): number[] {
   return out;
 }
 
-async function kafkaSection(results: Results, workers: number[], hosts: number, pages: number, seeds: number): Promise<void> {
+async function kafkaSection(results: Results, workers: number[], hosts: number, pages: number, seeds: number, threads: number[]): Promise<void> {
   const services = ensureServices(root);
   results.services = { ...services, note: services.startedByBench ? 'KAFKA_BROKERS etc. were not set: the bench ran scripts/dev-services.sh up (idempotent: starts what is not running)' : 'taken from KAFKA_BROKERS, SCHEMA_REGISTRY_URL, CLICKHOUSE_URL' };
   say(`kafka: services ${results.services.note}`);
-  for (const n of workers) {
+  const runs = [...workers.map((n) => [n, 1]), ...threads.filter((t) => t > 1).map((t) => [1, t])];
+  for (const [n, t] of runs) {
+    const name = kafkaRunName(n, t);
     // The dev services are shared: another user's test may restart the broker mid-run. Try again then.
     const failures: string[] = [];
     for (let attempt = 1; attempt <= KAFKA_ATTEMPTS; attempt++) {
-      say(`crawlstream on Kafka, ${n} worker(s)${attempt > 1 ? `, attempt ${attempt}` : ''}…`);
+      say(`crawlstream on Kafka, ${n} worker(s)${t > 1 ? ` of ${t} threads` : ''}${attempt > 1 ? `, attempt ${attempt}` : ''}…`);
       try {
-        const r = await runKafka(paths, services, n, hosts, pages, seeds);
+        const r = await runKafka(paths, services, n, hosts, pages, seeds, t);
         if (failures.length) r.notes = [...(r.notes ?? []), `earlier attempts failed: ${failures.join('; ')}`];
         results.crawls[r.name] = r;
         say(summary(r));
         break;
       } catch (err) {
         failures.push((err as Error).message);
-        say(`kafka-${n}w attempt ${attempt} failed: ${(err as Error).message}`);
+        say(`${name} attempt ${attempt} failed: ${(err as Error).message}`);
         if (attempt < KAFKA_ATTEMPTS) await new Promise((r) => setTimeout(r, 15_000)); // a broker that just started needs a moment
       }
     }
-    if (failures.length === KAFKA_ATTEMPTS) (results.failed ??= []).push(`kafka-${n}w: ${failures.join('; ')}`);
+    if (failures.length === KAFKA_ATTEMPTS) (results.failed ??= []).push(`${name}: ${failures.join('; ')}`);
   }
 }
 
@@ -128,7 +130,7 @@ async function main(): Promise<void> {
       'large-hosts': { type: 'string' }, 'large-pages': { type: 'string' },
       'dup-hosts': { type: 'string' }, 'dup-pages': { type: 'string' },
       'crawlee-min': { type: 'string' }, 'crawlee-max': { type: 'string' },
-      'kafka-workers': { type: 'string' }, 'engine-records': { type: 'string' },
+      'kafka-workers': { type: 'string' }, 'kafka-threads': { type: 'string' }, 'engine-records': { type: 'string' },
       levers: { type: 'string' }, out: { type: 'string' }, 'quiet-wait': { type: 'string' },
     },
   });
@@ -143,6 +145,8 @@ async function main(): Promise<void> {
   const crawleeMax = int(values['crawlee-max'], 64, 'crawlee-max');
   const crawlee = list(values['crawlee-min'], DEFAULT_CRAWLEE_MIN, 'crawlee-min').map((min) => ({ min: Math.min(min, crawleeMax), max: crawleeMax }));
   const kafkaWorkers = list(values['kafka-workers'], [1], 'kafka-workers');
+  // Default: also one worker of two threads, whose CPU a page the stream-threads row sets against one thread's.
+  const kafkaThreads = list(values['kafka-threads'], [2], 'kafka-threads');
   const engineRecords = int(values['engine-records'], 200_000, 'engine-records');
   if (values['quiet-wait'] !== undefined) quietWait.ms = Number(values['quiet-wait']) * 1000;
   if (!Number.isFinite(quietWait.ms) || quietWait.ms < 0) throw new Error('--quiet-wait must be a number of seconds ≥ 0');
@@ -216,7 +220,7 @@ async function main(): Promise<void> {
     const d = r.logCounts?.duplicates;
     if (d) say(`template-heavy: ${d.records} duplicate records about ${d.pages} pages`);
   });
-  await section('kafka', () => kafkaSection(results, kafkaWorkers, hosts, pages, seeds));
+  await section('kafka', () => kafkaSection(results, kafkaWorkers, hosts, pages, seeds, kafkaThreads));
   await section('hostidle', async () => {
     const { hosts: h, pages: p } = HOST_IDLE_WEB;
     say(`host idle between requests: embedded on ${h} hosts × ${p} pages at delay 0…`);

@@ -100,4 +100,11 @@ describe('numeric options of every command', () => {
       /--partitions must be an integer from 1 to 4096, got 4097 \(hosts hash to 4096 buckets/);
     assert.equal(existsSync(dir), false);
   });
+
+  it('should refuse crawl --threads 2, saying where more cores are used instead', async () => {
+    const dir = join(scratch, 'threads');
+    await assert.rejects((await commands.crawl()).run(['http://127.0.0.1:9/', '--data-dir', dir, '--threads', '2']),
+      (e: Error) => e instanceof UsageError && /runs its tasks on one thread.*worker --threads N/.test(e.message));
+    assert.equal(existsSync(dir), false);
+  });
 });

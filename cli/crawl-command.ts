@@ -38,7 +38,11 @@ export async function run(argv: string[]): Promise<number> {
     ...WARC_FLAGS,
     ...METRICS_FLAGS,
     ...STOP_FLAGS,
+    threads: { type: 'string' },
   });
+  if (values.threads !== undefined && values.threads !== '1') {
+    throw new UsageError('the embedded crawl runs its tasks on one thread (README, Benchmarks: why); to use more cores, run the crawl on Kafka with `worker --threads N`, or several workers');
+  }
   const modules = await loadModules(values);
   // Every option is checked before anything is read or written: a bad one must not leave a data directory behind.
   const partitions = intOption(values, 'partitions', LIMITS.embeddedPartitions);
