@@ -97,6 +97,9 @@ export function kafkaCostSection(res: Results): string[] {
     out.push(`| pages fetched more than once, ${r.name} (no faults) | ${twice} | 0 | ${judge(twice, 0)} |`);
   }
   out.push('');
+  for (const r of runs.filter((r) => /^kafka-1w\d+t$/.test(r.name))) {
+    out.push(`- ${r.name}: each worker runs in a thread of its own, so its event loop counts under "other threads"; the process's main thread only supervises them.`);
+  }
   for (const r of runs) if (r.kafkaRequests) out.push(`- ${r.name} requests: ${Object.entries(r.kafkaRequests).map(([api, n]) => `${api} ${n}`).join(', ')}`);
   out.push('');
   return out;
