@@ -38,6 +38,9 @@ if (!isMainThread && parentPort) {
   try {
     const command = await workerCommand(argv);
     command.worker.dataDir = join(command.worker.dataDir, `thread-${index}`);
+    // The threads share the process's cores and file descriptors: each opens its part of the parse
+    // workers and sockets one worker would (N threads of 15 parse workers each would be N × 15 heaps).
+    command.worker.share = 1 / count;
     if (command.metrics) telemetry = new CrawlTelemetry(logger, { defaultMetrics: false });
     await runWorker(command, { logger, telemetry, stopAsked, exit: (code) => process.exit(code) });
   } catch (err) {

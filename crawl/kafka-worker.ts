@@ -46,6 +46,8 @@ export interface WorkerOptions {
   warc?: WarcOutput;
   /** Prometheus metrics of this worker (--metrics-port). */
   telemetry?: CrawlTelemetry;
+  /** One of N worker threads of a process: its share (1/N) of the process's parse workers and sockets. */
+  share?: number;
 }
 
 /** Past the fetch timeout, what recording a request's outcome may take (compressing its body). */
@@ -86,6 +88,7 @@ export class KafkaWorker {
       focus: await openFocus(config),
       config, clickhouseUrl: this.o.clickhouseUrl, parserModule: this.o.parserModule, parseTimeoutMs: this.o.moduleTimeoutMs, control: this.control,
       chromiumPath: this.o.chromiumPath, renderConcurrency: this.o.renderConcurrency, warn: logger.warn, observer: new CrawlJournal(logger.warn, this.o.telemetry), warc: this.o.warc,
+      share: this.o.share,
     });
     this.closers.push(() => open.close());
     this.runtime = new KafkaRuntime({

@@ -1,7 +1,8 @@
 // The services of one process, opened: one HTTP client, one ClickHouse connection, one parse pool, a
 // browser when the crawl renders. Their contract (what processors may ask for) is contract/services.ts.
 import type { RuntimeControl } from '../engine/api.js';
-import { HttpFetcher } from '../fetching/http-fetcher.js';
+import { availableParallelism } from 'node:os';
+import { DEFAULT_MAX_CONNECTIONS, HttpFetcher } from '../fetching/http-fetcher.js';
 import { pinnedResolver } from '../fetching/dns-cache.js';
 import { ProxyRoute } from '../fetching/proxy-route.js';
 import { rowSinks } from '../clickhouse/row-sinks.js';
@@ -26,8 +27,9 @@ export async function openFocus(config: CrawlConfig, withGate = true): Promise<{
   return { focus: await createFocus(config.focus), focusGate: withGate ? focusGateFor(config.defaultDelayMs) : undefined };
 }
 
-export function createFetcher(config: CrawlConfig): HttpFetcher {
+export function createFetcher(config: CrawlConfig, maxConnections?: number): HttpFetcher {
   return new HttpFetcher({
+    maxConnections,
     userAgent: config.userAgent,
     connectTimeoutMs: config.connectTimeoutMs,
     headersTimeoutMs: config.headersTimeoutMs,
@@ -38,6 +40,19 @@ export function createFetcher(config: CrawlConfig): HttpFetcher {
     tls: { verify: config.tlsVerify, ca: config.caPem },
     proxy: new ProxyRoute(config.proxy || undefined),
   });
+}
+
+/**
+ * Parse workers and sockets for a worker that has `share` of a process of `cores` cores: one worker
+ * alone gets a parse worker for every core but one and DEFAULT_MAX_CONNECTIONS sockets; a thread of N
+ * gets 1/N of each, at least one parse worker and 16 sockets.
+ */
+export function shareOf(share: number, cores: number): { parseWorkers: number; sockets: number } {
+  const part = Math.min(1, Math.max(0, share));
+  return {
+    parseWorkers: Math.max(1, Math.floor((cores - 1) * part)),
+    sockets: Math.max(16, Math.floor(DEFAULT_MAX_CONNECTIONS * part)),
+  };
 }
 
 export interface OpenServices {
@@ -66,10 +81,17 @@ export function openCrawlServices(o: {
   warc?: WarcOutput;
   /** openFocus's: a focused crawl's scorer and gate. */
   focus?: { focus?: FocusScorer; focusGate?: FocusGate };
+  /**
+   * This worker's share of what a process may hold (`worker --threads N`): threads of one process share
+   * its cores and its file descriptors, so each gets a part of the parse workers and sockets one
+   * worker would open. Default: the whole.
+   */
+  share?: number;
 }): OpenServices {
-  const fetcher = createFetcher(o.config);
+  const part = shareOf(o.share ?? 1, availableParallelism());
+  const fetcher = createFetcher(o.config, part.sockets);
   const clickhouse = sharedClickHouse({ url: o.clickhouseUrl, dataDir: o.dataDir });
-  const parsePool = new ParsePool(undefined, o.parserModule?.path, o.config.focus, { timeoutMs: o.parseTimeoutMs });
+  const parsePool = new ParsePool(part.parseWorkers, o.parserModule?.path, o.config.focus, { timeoutMs: o.parseTimeoutMs });
   const troubles = new Troubles();
   const services: CrawlServices = {
     config: o.config, fetcher, clickhouse, sinkName: o.sinkName ?? 'live', parsePool, parserModule: o.parserModule,

@@ -30,6 +30,9 @@ function positive(name: string, value: number | undefined, fallback?: number): n
   return Math.floor(v);
 }
 
+/** Sockets one fetcher keeps open at most (and requests it runs at once). */
+export const DEFAULT_MAX_CONNECTIONS = 256;
+
 export class HttpFetcher {
   private readonly userAgent: string;
   private readonly connectTimeoutMs: number;
@@ -57,7 +60,7 @@ export class HttpFetcher {
     this.headersTimeoutMs = positive('headersTimeoutMs', options.headersTimeoutMs);
     this.totalTimeoutMs = positive('totalTimeoutMs', options.totalTimeoutMs);
     this.maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES);
-    const maxConnections = positive('maxConnections', options.maxConnections, 256);
+    const maxConnections = positive('maxConnections', options.maxConnections, DEFAULT_MAX_CONNECTIONS);
     this.policy = new NetworkPolicy(options.allowNetworks ?? []);
     this.dns = new DnsCache(options.dnsCacheMs ?? 5 * 60_000, options.resolve);
     this.budget = new SocketBudget(maxConnections);
