@@ -86,7 +86,8 @@ export function kafkaCostSection(res: Results): string[] {
     `| CPU-ms per page, 2 workers ÷ 1 worker (workers' whole life) | ${fmt(scale, 2)} | ≤ ${TARGETS.twoOverOne} | ${judge(scale, TARGETS.twoOverOne)} |`,
     `| the same, seed → idle | ${fmt(crawlScale, 2)} | ≤ ${TARGETS.twoOverOne} | ${judge(crawlScale, TARGETS.twoOverOne)} |`);
   // Stream threads (issue 19): one worker process of N threads against one of one thread.
-  for (const r of runs.filter((r) => /^kafka-1w\d+t$/.test(r.name))) {
+  const threadRuns = runs.filter((r) => /^kafka-1w\d+t$/.test(r.name));
+  for (const r of threadRuns) {
     const threads = ratio(ratioOf(r) ?? undefined, ratioOf(one) ?? undefined);
     out.push(`| CPU-ms per page, one worker of ${r.name.slice(8, -1)} threads ÷ one of 1 (\`worker --threads\`, whole life) | ${fmt(threads, 2)} | ≤ ${TARGETS.twoOverOne} | ${judge(threads, TARGETS.twoOverOne)} |`);
   }
@@ -97,7 +98,7 @@ export function kafkaCostSection(res: Results): string[] {
     out.push(`| pages fetched more than once, ${r.name} (no faults) | ${twice} | 0 | ${judge(twice, 0)} |`);
   }
   out.push('');
-  for (const r of runs.filter((r) => /^kafka-1w\d+t$/.test(r.name))) {
+  for (const r of threadRuns) {
     out.push(`- ${r.name}: each worker runs in a thread of its own, so its event loop counts under "other threads"; the process's main thread only supervises them.`);
   }
   for (const r of runs) if (r.kafkaRequests) out.push(`- ${r.name} requests: ${Object.entries(r.kafkaRequests).map(([api, n]) => `${api} ${n}`).join(', ')}`);

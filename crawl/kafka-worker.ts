@@ -1,10 +1,9 @@
 // A crawl worker on Kafka: reads the crawl-level options `seed` wrote, builds the crawl's services
 // (HTTP client, ClickHouse, parse pool) and runs the crawl topology, all of it or a chosen subset,
 // on the engine's Kafka runtime. Workers start and stop at will; tasks move between them.
-import { isMainThread, threadId } from 'node:worker_threads';
 import type { Logger, RuntimeControl } from '../engine/api.js';
 import { awaitClusterState, connectCluster, type Cluster } from '../engine/kafka/kafka-cluster.js';
-import { KafkaRuntime } from '../engine/kafka/kafka-runtime.js';
+import { KafkaRuntime, workerIdentity } from '../engine/kafka/kafka-runtime.js';
 import { selectProcessors, type Topology } from '../engine/topology.js';
 import type { ParserModule } from '../parsing/parser-module.js';
 import { defaultCrawlConfig, type CrawlConfig } from '../contract/config.js';
@@ -76,7 +75,7 @@ export class KafkaWorker {
 
   async start(): Promise<void> {
     const { logger } = this.o;
-    const cluster = (this.cluster = await connectCluster({ brokers: this.o.brokers, prefix: this.o.prefix, clientId: `crawlstream-worker-${process.pid}${isMainThread ? '' : `-t${threadId}`}`, logger }));
+    const cluster = (this.cluster = await connectCluster({ brokers: this.o.brokers, prefix: this.o.prefix, clientId: `crawlstream-worker-${workerIdentity()}`, logger }));
     const topology = crawlTopology(extraProcessors(this.o.warc, this.o.processorModules));
     const nodes = selectProcessors(topology, this.o.processors);
     if (nodes.some((n) => n.name === clickhouseSink.name) && !this.o.clickhouseUrl) {

@@ -63,9 +63,13 @@ export interface TaskProgress<S> {
  */
 export const HANDOVER_GRACE_MS = 5_000;
 
+/** A worker's identity in task ownership and client ids: one per thread when a process runs several workers (`worker --threads`). */
+export function workerIdentity(): string {
+  return `${hostname()}-${process.pid}${isMainThread ? '' : `-t${threadId}`}`;
+}
+
 export class KafkaRuntime<S> {
-  /** The worker's identity in task ownership: one per thread when a process runs several workers (`worker --threads`). */
-  readonly id = `${hostname()}-${process.pid}${isMainThread ? '' : `-t${threadId}`}`;
+  readonly id = workerIdentity();
   private runners: ProcessorRunner<S>[] = [];
   private owners!: TaskOwners;
   private transactions!: WorkerTransactions;
