@@ -132,6 +132,18 @@ describe('TopicCodecs.decode on hostile bytes', () => {
     }
   });
 
+  it('should refuse a record cut short or followed by bytes past its end, saying which', async () => {
+    const c = await codecs();
+    for (const topic of ['discovered-url', 'parsed-page']) {
+      const valid = c.encode(topic, SAMPLES[topic as SchemaName]);
+      assert.throws(() => c.decode(topic, valid.subarray(0, valid.length - 1)), (err: Error) => err instanceof RecordDecodingError && /truncated buffer$/.test(err.message), topic);
+      assert.throws(() => c.decode(topic, Buffer.concat([valid, Buffer.from([0])])), (err: Error) => err instanceof RecordDecodingError && /trailing data$/.test(err.message), topic);
+      // Projected readers (a processor's skipped fields) check the same.
+      const projection = { skip: ['anchor', 'text'].filter((f) => f in SAMPLES[topic as SchemaName]!), asBytes: [] };
+      assert.throws(() => c.decode(topic, Buffer.concat([valid, Buffer.from([0])]), projection), /trailing data$/, topic);
+    }
+  });
+
   it('should keep a header named __proto__ as a header', async () => {
     const c = await codecs();
     const value = { ...SAMPLES['fetch-result'], headers: JSON.parse('{"__proto__": "x", "a": "b"}') } as FetchResult;

@@ -4,7 +4,7 @@
 import avro from 'avsc';
 import { forSchemaBounded, RecordDecodingError } from './bounded-collections.js';
 import type { SchemaRegistry } from './schema-registry.js';
-import { bodyOf, schemaIdOf, WIRE_HEADER, writeWireHeader } from './wire-format.js';
+import { schemaIdOf, WIRE_HEADER, writeWireHeader } from './wire-format.js';
 
 const INITIAL_SCRATCH = 64 * 1024;
 /** A record larger than this (a big fetched body) leaves no buffer of its size behind. */
@@ -40,6 +40,17 @@ interface TopicCodec {
   projections: Map<Projection, { reader: avro.Type; resolvers: Map<number, Resolver> }>;
   /** Largest encoded record the topic takes (wire header included). */
   maxRecordBytes: number;
+}
+
+/**
+ * The value of a wire-format record, read in place after its header (fromBuffer would need the body
+ * as a Buffer of its own: a view made for every record read), every byte of it and none past it.
+ */
+function readBody(reader: avro.Type, bytes: Buffer, resolver: Resolver | undefined): unknown {
+  const { value, offset } = reader.decode(bytes, WIRE_HEADER, resolver);
+  if (offset < 0) throw new Error('truncated buffer');
+  if (offset < bytes.length) throw new Error('trailing data');
+  return value;
 }
 
 export class TopicCodecs {
@@ -107,8 +118,7 @@ export class TopicCodecs {
       codec.resolvers.set(id, resolver);
     }
     try {
-      if (resolver === codec.reader) return codec.reader.fromBuffer(bodyOf(bytes)) as V;
-      return codec.reader.fromBuffer(bodyOf(bytes), resolver as Resolver) as V;
+      return readBody(codec.reader, bytes, resolver === codec.reader ? undefined : (resolver as Resolver)) as V;
     } catch (err) {
       throw new RecordDecodingError(`cannot decode a record of topic ${topic} (schema id ${id}, ${bytes.length} bytes) ` +
         `as ${codec.reader.name}: ${(err as Error)?.message ?? err}`);
@@ -136,7 +146,7 @@ export class TopicCodecs {
       projection.resolvers.set(id, (resolver = projection.reader.createResolver(writer)));
     }
     try {
-      return projection.reader.fromBuffer(bodyOf(bytes), resolver) as V;
+      return readBody(projection.reader, bytes, resolver) as V;
     } catch (err) {
       throw new RecordDecodingError(`cannot decode a record of topic ${topic} (schema id ${id}, ${bytes.length} bytes) ` +
         `as ${codec.reader.name}: ${(err as Error)?.message ?? err}`);

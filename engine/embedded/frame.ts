@@ -53,8 +53,8 @@ export function encodeFrames(buffer: Buffer, records: readonly FrameRecord[], ke
     const length = FIXED_V2 + keyLength + r.value.length;
     starts[i] = at;
     buffer.writeUInt32BE((V2 | length) >>> 0, at);
-    buffer.writeUIntBE(firstOffset + i, at + 8, 6);
-    buffer.writeUIntBE(round, at + 14, 6);
+    writeU48(buffer, firstOffset + i, at + 8);
+    writeU48(buffer, round, at + 14);
     buffer.writeDoubleBE(r.timestamp, at + 20);
     buffer.writeUInt16BE(keyLength, at + 28);
     buffer.write(r.key, at + 30, keyLength, 'utf8');
@@ -79,6 +79,18 @@ export function payloadLength(buffer: Buffer, at: number): number {
 /** Whether the whole frame at `at` (header and payload in `buffer`) matches its CRC. */
 export function frameIntact(buffer: Buffer, at: number, length: number): boolean {
   return frameCrc(buffer, at, length) === buffer.readUInt32BE(at + 4);
+}
+
+/** The frame at `at` as a log record of `topic`/`partition` (decodeFrame's fields, one object less). */
+export function frameRecord(buffer: Buffer, at: number, length: number, topic: string, partition: number): { topic: string; partition: number; offset: number; timestamp: number; key: string; value: Buffer } {
+  const v2 = (buffer.readUInt32BE(at) & V2) !== 0;
+  const p = at + FRAME_HEADER;
+  const keyAt = p + (v2 ? FIXED_V2 : FIXED_V1);
+  const keyEnd = Math.min(p + length, keyAt + buffer.readUInt16BE(keyAt - 2));
+  return {
+    topic, partition, offset: frameOffset(buffer, at), timestamp: timestampAt(buffer, p, v2),
+    key: buffer.toString('utf8', keyAt, keyEnd), value: buffer.subarray(keyEnd, p + length),
+  };
 }
 
 /** Offset, round and timestamp of the frame at `at` (its header and fixed payload fields in `buffer`). */
@@ -121,6 +133,12 @@ function timestampAt(buffer: Buffer, p: number, v2: boolean): number {
 /** An unsigned 48-bit big-endian integer (readUIntBE(…, 6) goes through a generic byte loop). */
 function readU48(buffer: Buffer, at: number): number {
   return buffer.readUInt16BE(at) * 0x1_0000_0000 + buffer.readUInt32BE(at + 2);
+}
+
+/** writeUIntBE(…, 6) goes through a generic byte loop too. */
+function writeU48(buffer: Buffer, value: number, at: number): void {
+  buffer.writeUInt16BE(Math.floor(value / 0x1_0000_0000), at);
+  buffer.writeUInt32BE(value >>> 0, at + 2);
 }
 
 function frameCrc(buffer: Buffer, at: number, length: number): number {

@@ -266,9 +266,12 @@ export class PartitionLog {
   offsetForTime(time: number): number {
     for (const segment of this.segments) {
       if (segment.newest < time) continue;
-      for (const r of readSegment(this.topic, this.partition, segment, { from: segment.base, max: Infinity, maxBytes: Infinity })) {
-        if (r.timestamp >= time && !this.lostAt(r.offset)) return r.offset;
-      }
+      let found: number | undefined;
+      readSegment(this.topic, this.partition, segment, { from: segment.base, max: Infinity, maxBytes: Infinity }, (r) => {
+        if (r.timestamp >= time && !this.lostAt(r.offset)) found = r.offset;
+        return found === undefined;
+      });
+      if (found !== undefined) return found;
     }
     return this.committedEnd;
   }
@@ -308,12 +311,15 @@ export class PartitionLog {
     const out: RawRecord[] = [];
     let bytes = 0;
     const chunks = { bytes: 0 };
-    segments: for (; i < this.segments.length && out.length < max && bytes < maxBytes; i++) {
-      for (const r of readSegment(this.topic, this.partition, this.segments[i], { from, max: max - out.length, maxBytes: maxBytes - bytes, chunks })) {
-        if (r.offset >= this.committedEnd) break segments;
-        out.push(r);
-        bytes += r.value.length;
-      }
+    let past = false; // reached records not committed yet
+    const take = (r: RawRecord): boolean => {
+      if (r.offset >= this.committedEnd) return !(past = true);
+      out.push(r);
+      bytes += r.value.length;
+      return true;
+    };
+    for (; i < this.segments.length && !past && out.length < max && bytes < maxBytes; i++) {
+      readSegment(this.topic, this.partition, this.segments[i], { from, max: max - out.length, maxBytes: maxBytes - bytes, chunks }, take);
     }
     return bytes * 2 < chunks.bytes ? compactValues(out, bytes) : out;
   }

@@ -3,7 +3,7 @@
 // chunk, unless the read used little of it (see compactValues).
 import { readSync } from 'node:fs';
 import type { RawRecord } from '../task/stream-task.js';
-import { decodeFrame, FRAME_HEADER, frameOffset, payloadLength } from './frame.js';
+import { FRAME_HEADER, frameOffset, frameRecord, payloadLength } from './frame.js';
 
 /** Bytes read from a segment at a time by a reader that fell behind the tail. */
 const READ_CHUNK = 256 * 1024;
@@ -32,7 +32,12 @@ export interface ReadLimits {
   chunks?: { bytes: number };
 }
 
-export function* readSegment(topic: string, partition: number, segment: Segment, o: ReadLimits): Generator<RawRecord> {
+/**
+ * Hands `visit` the segment's records from `o.from`, within the read's limits, until it returns false.
+ * A loop with a callback, not a generator: a reader behind the tail takes every record this way, and a
+ * generator's resumption and result object cost more than decoding the frame.
+ */
+export function readSegment(topic: string, partition: number, segment: Segment, o: ReadLimits, visit: (r: RawRecord) => boolean): void {
   const { from, max, maxBytes } = o;
   let position = 0;
   for (let j = 0; j < segment.index.length; j += 2) {
@@ -54,10 +59,9 @@ export function* readSegment(topic: string, partition: number, segment: Segment,
     const at = position - chunkAt;
     position = frameEnd;
     if (frameOffset(chunk, at) < from) continue;
-    const r = decodeFrame(chunk, at, length);
     count++;
     bytes += length;
-    yield { topic, partition, offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value };
+    if (!visit(frameRecord(chunk, at, length, topic, partition))) return;
   }
 }
 
