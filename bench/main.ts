@@ -17,11 +17,13 @@ import { readLevers } from './levers.js';
 import { describeMachine } from './machine.js';
 import { hasGnuTime, round, runMeasured, waitQuiet } from './proc.js';
 import { renderMarkdown } from './render.js';
-import { bestCrawlee, type EngineResult, type FocusResult, type Results } from './report.js';
+import { bestCrawlee, engineRuns, type EngineResult, type FocusResult, type Results } from './report.js';
 import type { FreshnessResult } from './freshness-report.js';
 import { startWeb } from './web.js';
 
 const KAFKA_ATTEMPTS = 3;
+/** The engine pass-through runs this often; its row takes the fastest (a CPU cost measured alone: a VM's other tenants only add to it). */
+const ENGINE_RUNS = 5;
 /** minConcurrency of the Crawlee runs (maxConcurrency 64); the fastest is the peer every ratio uses. */
 const DEFAULT_CRAWLEE_MIN = [16, 32];
 const SECTIONS = ['ceilings', 'engine', 'crawlee', 'embedded', 'https', 'duplicates', 'kafka', 'hostidle', 'stages', 'freshness', 'focus', 'profile', 'large'] as const;
@@ -179,8 +181,11 @@ async function main(): Promise<void> {
   await section('engine', async () => {
     say(`engine: pass-through of ${engineRecords} records on the embedded runtime…`);
     await waitQuiet(quietWait.ms);
-    results.engine = (await childJson('engine-pass.js', ['--records', String(engineRecords)])) as unknown as EngineResult;
-    say(`engine: ${results.engine.recordsPerCpuSecond} records per CPU-second (${results.engine.cpuMicrosPerRecord} µs/record)`);
+    const runs: EngineResult[] = [];
+    for (let i = 0; i < ENGINE_RUNS; i++) runs.push((await childJson('engine-pass.js', ['--records', String(engineRecords)])) as unknown as EngineResult);
+    const fastest = runs.reduce((a, b) => (b.cpuMicrosPerRecord < a.cpuMicrosPerRecord ? b : a));
+    results.engine = { ...fastest, runsMicrosPerRecord: runs.map((r) => r.cpuMicrosPerRecord) };
+    say(`engine: ${results.engine.recordsPerCpuSecond} records per CPU-second (${results.engine.cpuMicrosPerRecord} µs/record${engineRuns(results.engine)})`);
   });
   await section('crawlee', async () => {
     for (const c of crawlee) {

@@ -10,7 +10,7 @@ import type { CrawlRun } from './crawls.js';
 import { kafkaCostSection } from './kafka-cost.js';
 import { readLevers, renderLevers } from './levers.js';
 import { renderMarkdown } from './render.js';
-import { bestCrawlee, compare, type Results } from './report.js';
+import { bestCrawlee, compare, engineRuns, type EngineResult, type Results } from './report.js';
 
 function crawl(name: string, pagesPerSecond: number, extra: Partial<CrawlRun> = {}): CrawlRun {
   const pages = 1000;
@@ -98,4 +98,10 @@ test('should judge a fault-free Kafka run that fetched pages twice as failed, ru
   const section = kafkaCostSection(res).join('\n');
   assert.match(section, /\| pages fetched more than once, kafka-1w \(no faults\) \| 0 \| 0 \| ✓ \|/);
   assert.match(section, /\| pages fetched more than once, kafka-2w \(no faults\) \| 37 \| 0 \| ✗ \|/);
+});
+
+test('the engine row says it is the fastest of several runs, with their median and slowest', () => {
+  const e = { records: 200_000, cpuSeconds: 1.04, cpuMicrosPerRecord: 5.2 } as EngineResult;
+  assert.equal(engineRuns(e), '', 'one run: nothing to add');
+  assert.equal(engineRuns({ ...e, runsMicrosPerRecord: [6.1, 5.2, 7.4, 5.8] }), ', the fastest of 4 runs (median 5.95, slowest 7.4 µs/record)');
 });
