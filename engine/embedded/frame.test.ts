@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decodeFrame, encodeFrames, FRAME_HEADER, frameHead, frameIntact, frameOffset, framesLength, payloadLength } from './frame.js';
+import { encodeFrames, FRAME_HEADER, frameHead, frameIntact, frameOffset, frameRecord, framesLength, payloadLength } from './frame.js';
 
 test('a frame gives back its offset and commit round past 2^32, its timestamp, key and value', () => {
   // Offsets and rounds are 48-bit fields read in two halves: a long-lived log passes 2^32.
@@ -20,7 +20,7 @@ test('a frame gives back its offset and commit round past 2^32, its timestamp, k
     assert.equal(at + FRAME_HEADER + length, starts[i + 1] ?? buffer.length);
     assert.equal(frameOffset(buffer, at), first + i);
     assert.deepEqual(frameHead(buffer, at), { offset: first + i, round, timestamp: r.timestamp });
-    const decoded = decodeFrame(buffer, at, length);
-    assert.deepEqual({ ...decoded, value: decoded.value.toString() }, { offset: first + i, round, timestamp: r.timestamp, key: r.key, value: r.value.toString() });
+    const decoded = frameRecord(buffer, at, length, 'topic', 3);
+    assert.deepEqual({ ...decoded, value: decoded.value.toString() }, { topic: 'topic', partition: 3, offset: first + i, timestamp: r.timestamp, key: r.key, value: r.value.toString() });
   });
 });

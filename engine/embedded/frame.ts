@@ -27,15 +27,6 @@ export interface FrameRecord {
   timestamp: number;
 }
 
-export interface DecodedFrame {
-  offset: number;
-  /** Commit round that wrote it; 0 for format-1 frames and for writes outside a commit round. */
-  round: number;
-  timestamp: number;
-  key: string;
-  value: Buffer;
-}
-
 /** Bytes `encodeFrames` needs for these records, whose keys are `keyBytes[i]` bytes of UTF-8. */
 export function framesLength(records: readonly FrameRecord[], keyBytes: readonly number[]): number {
   let bytes = 0;
@@ -81,7 +72,10 @@ export function frameIntact(buffer: Buffer, at: number, length: number): boolean
   return frameCrc(buffer, at, length) === buffer.readUInt32BE(at + 4);
 }
 
-/** The frame at `at` as a log record of `topic`/`partition` (decodeFrame's fields, one object less). */
+/**
+ * The frame at `at` (its header and payload in `buffer`) as a record of `topic`/`partition`, the value a
+ * view. Fields read in place: this runs once per record a reader takes from disk.
+ */
 export function frameRecord(buffer: Buffer, at: number, length: number, topic: string, partition: number): { topic: string; partition: number; offset: number; timestamp: number; key: string; value: Buffer } {
   const v2 = (buffer.readUInt32BE(at) & V2) !== 0;
   const p = at + FRAME_HEADER;
@@ -103,22 +97,6 @@ export function frameHead(buffer: Buffer, at: number): { offset: number; round: 
 /** Offset of the frame at `at`: read alone, so a reader skips frames before its position without decoding them. */
 export function frameOffset(buffer: Buffer, at: number): number {
   return readU48(buffer, at + FRAME_HEADER);
-}
-
-/** The record of a frame whose header and payload are in `buffer` at `at`; the value is a view. */
-export function decodeFrame(buffer: Buffer, at: number, length: number): DecodedFrame {
-  // Fields read in place rather than spread from frameHead's object: this runs once per record a reader takes from disk.
-  const v2 = (buffer.readUInt32BE(at) & V2) !== 0;
-  const p = at + FRAME_HEADER;
-  const keyAt = p + (v2 ? FIXED_V2 : FIXED_V1);
-  const keyEnd = Math.min(p + length, keyAt + buffer.readUInt16BE(keyAt - 2));
-  return {
-    offset: frameOffset(buffer, at),
-    round: roundAt(buffer, p, v2),
-    timestamp: timestampAt(buffer, p, v2),
-    key: buffer.toString('utf8', keyAt, keyEnd),
-    value: buffer.subarray(keyEnd, p + length),
-  };
 }
 
 /** The commit round of the payload at `p` (format 1 has none). */
