@@ -104,7 +104,7 @@ async function kafkaSection(results: Results, workers: number[], hosts: number, 
   results.services = { ...services, note: services.startedByBench ? 'KAFKA_BROKERS etc. were not set: the bench ran scripts/dev-services.sh up (idempotent: starts what is not running)' : 'taken from KAFKA_BROKERS, SCHEMA_REGISTRY_URL, CLICKHOUSE_URL' };
   say(`kafka: services ${results.services.note}`);
   // A broker just started compiles its hot paths during the first crawl it serves (one such run
-  // measured 15.3 broker CPU s where the next ones took 5-7): that is the JVM's warm-up, not a page's cost.
+  // measured 15.3 broker CPU s where warm ones take 5-9): that is the JVM's warm-up, not a page's cost.
   say(`kafka: warming the services up with an unmeasured crawl of ${WARM_UP_WEB.hosts * WARM_UP_WEB.pages} pages…`);
   try {
     const w = await runKafka(paths, services, 1, WARM_UP_WEB.hosts, WARM_UP_WEB.pages, seeds);
