@@ -7,7 +7,7 @@ import { pinnedResolver } from '../fetching/dns-cache.js';
 import { ProxyRoute } from '../fetching/proxy-route.js';
 import { rowSinks } from '../clickhouse/row-sinks.js';
 import { sharedClickHouse } from '../clickhouse/connection.js';
-import { ParsePool } from '../parsing/parse-pool.js';
+import { ParsePool, parseWorkersFor } from '../parsing/parse-pool.js';
 import { Renderer } from '../rendering/renderer.js';
 import { PdfPool } from '../pdf/pdf-pool.js';
 import type { ParserModule } from '../parsing/parser-module.js';
@@ -50,7 +50,7 @@ export function createFetcher(config: CrawlConfig, maxConnections?: number): Htt
 export function shareOf(share: number, cores: number): { parseWorkers: number; sockets: number } {
   const part = Math.min(1, Math.max(0, share));
   return {
-    parseWorkers: Math.max(1, Math.floor((cores - 1) * part)),
+    parseWorkers: Math.max(1, Math.floor(parseWorkersFor(cores) * part)),
     sockets: Math.max(16, Math.floor(DEFAULT_MAX_CONNECTIONS * part)),
   };
 }

@@ -30,6 +30,11 @@ interface PoolWorker {
   ready: Promise<void>;
 }
 
+/** Parse workers for a process alone on `cores` cores: one for every core but one (the event loop's), at least one. */
+export function parseWorkersFor(cores: number): number {
+  return Math.max(1, cores - 1);
+}
+
 export class ParsePool {
   private readonly workers: PoolWorker[] = [];
   private readonly pending = new Map<number, Pending & { worker: PoolWorker }>();
@@ -40,7 +45,7 @@ export class ParsePool {
   replaced = 0;
 
   constructor(
-    size = Math.max(1, availableParallelism() - 1),
+    size = parseWorkersFor(availableParallelism()),
     private readonly parserModule?: string,
     /** A focused crawl: each worker builds its own scorer from these examples. */
     private readonly focus?: FocusSpec,

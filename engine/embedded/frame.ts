@@ -13,6 +13,7 @@
 // seed rather than covering the header bytes: one CRC call per frame keeps opening 1 GiB of log
 // within the time reading it takes.)
 import { crc32 } from 'node:zlib';
+import type { RawRecord } from '../task/task-records.js';
 
 export const FRAME_HEADER = 8;
 export const MAX_FRAME = 64 * 1024 * 1024;
@@ -76,7 +77,7 @@ export function frameIntact(buffer: Buffer, at: number, length: number): boolean
  * The frame at `at` (its header and payload in `buffer`) as a record of `topic`/`partition`, the value a
  * view. Fields read in place: this runs once per record a reader takes from disk.
  */
-export function frameRecord(buffer: Buffer, at: number, length: number, topic: string, partition: number): { topic: string; partition: number; offset: number; timestamp: number; key: string; value: Buffer } {
+export function frameRecord(buffer: Buffer, at: number, length: number, topic: string, partition: number): RawRecord {
   const v2 = (buffer.readUInt32BE(at) & V2) !== 0;
   const p = at + FRAME_HEADER;
   const keyAt = p + (v2 ? FIXED_V2 : FIXED_V1);
