@@ -46,9 +46,12 @@ describe('a transaction\'s produce requests on a real broker', () => {
   });
 
   it('should commit every record when sent chunk by chunk', async () => {
-    const requests = [...chunks([{ topic, messages } satisfies TopicMessages])];
+    // Partition 0: the refused transaction above touched partition 1, and its abort marker is written
+    // there by the coordinator after abort() returns; counted here, it made this test a race.
+    const toZero = messages.map((m) => ({ ...m, partition: 0 }));
+    const requests = [...chunks([{ topic, messages: toZero } satisfies TopicMessages])];
     assert.ok(requests.length > 1);
-    const highOf = async () => Number((await admin.fetchTopicOffsets(topic)).find((o) => o.partition === 1)!.high);
+    const highOf = async () => Number((await admin.fetchTopicOffsets(topic)).find((o) => o.partition === 0)!.high);
     const before = await highOf();
     await inTransaction('chunked', async (t) => {
       for (const r of requests) await t.sendBatch({ topicMessages: r });
