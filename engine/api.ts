@@ -12,7 +12,7 @@ import type { KeyValueStore, StoreSpec } from './stores/key-value-store.js';
 
 export type { KeyValueStore, StoreSpec, KeyCodec, ValueCodec } from './stores/key-value-store.js';
 export { defineStore, storedName } from './stores/key-value-store.js';
-export { stringKey, avroValues, jsonValues, emptyValue } from './stores/codecs.js';
+export { stringKey, avroValues, avroBytes, jsonValues, emptyValue } from './stores/codecs.js';
 export { TopologyBuilder, describeTopology, isSink, type Topology, type ProcessorNode } from './topology.js';
 export {
   topologyDescription, renderDescription, renderProcessorTable,

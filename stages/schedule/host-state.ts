@@ -3,7 +3,7 @@
 // leases.ts and robots-gate.ts, which return new states rather than mutating; politeness-schema.ts,
 // their layout), the queue counts and the sitemap lane to the frontier bookkeeping.
 import avro from 'avsc';
-import { avroValues, defineStore, stringKey, type ValueCodec } from '../../engine/api.js';
+import { avroBytes, avroValues, defineStore, stringKey, type ValueCodec } from '../../engine/api.js';
 import { fromSingleRelease, type HostSlot } from '../../politeness/host-politeness.js';
 import { emptyBook, type LeaseBook } from '../../politeness/leases.js';
 import { newRobotsState, type RobotsState, type RobotsText } from '../../politeness/robots-gate.js';
@@ -77,7 +77,7 @@ function hostStateValues(): ValueCodec<HostState> {
   const current = avro.Type.forSchema(schema([...FIELDS, ...ADDED]));
   const first = current.createResolver(avro.Type.forSchema(schema(FIELDS)));
   return {
-    encode: (v) => current.toBuffer(v),
+    encode: (v) => avroBytes(current, v),
     decode: (b) => {
       let h: HostState;
       try {

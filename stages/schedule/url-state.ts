@@ -2,7 +2,7 @@
 // (ready, in flight, waiting for its recrawl, stopped), its importance, its validators and its change
 // history. A host with a million known URLs costs disk, not RAM.
 import avro from 'avsc';
-import { defineStore, type ValueCodec } from '../../engine/api.js';
+import { avroBytes, defineStore, type ValueCodec } from '../../engine/api.js';
 import type { DiscoveryKind } from '../../schemas/records.js';
 import { fingerprint64 } from '../../url/fingerprint.js';
 import { focusRank } from '../../focus/rank.js';
@@ -79,7 +79,7 @@ function urlStateValues(): ValueCodec<UrlState> {
   const current = avro.Type.forSchema(schema([...FIELDS, ...ADDED]));
   const older = ADDED.map((_, k) => current.createResolver(avro.Type.forSchema(schema([...FIELDS, ...ADDED.slice(0, ADDED.length - 1 - k)]))));
   return {
-    encode: (v) => current.toBuffer(v),
+    encode: (v) => avroBytes(current, v),
     decode: (b) => {
       try {
         return current.fromBuffer(b) as UrlState;
