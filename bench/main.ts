@@ -4,7 +4,7 @@
 //   --only ceilings,engine,crawlee,embedded,https,duplicates,kafka,hostidle,stages,freshness,focus,profile,large   (default: all but large)
 //   --with-large   --hosts N --pages N --seeds N   --large-hosts N --large-pages N   --dup-hosts N --dup-pages N
 //   --crawlee-min 16,32 (minConcurrency of each Crawlee run; the fastest is the peer)   --crawlee-max 64
-//   --kafka-workers 1[,2]   --kafka-threads N[,M] (also one worker of N threads; default 2)   --engine-records N   --levers FILE   --out DIR   --quiet-wait SECONDS (default 60)
+//   --kafka-workers 1[,2]   --kafka-threads N[,M] (also one worker of N threads; default 2)   --kafka-rounds R (default 2, ABBA)   --engine-records N   --levers FILE   --out DIR   --quiet-wait SECONDS (default 60)
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { summarizeProfile } from './cpu-profile.js';
 import { quietWait, runCrawlee, runEmbedded, type CrawlRun, type Paths } from './crawls.js';
 import { ensureServices, kafkaRunName, runKafka } from './kafka-run.js';
+import { roundName } from './kafka-cost.js';
 import { readLevers } from './levers.js';
 import { describeMachine } from './machine.js';
 import { hasGnuTime, round, runMeasured, waitQuiet } from './proc.js';
@@ -99,7 +100,7 @@ function list(v: string | undefined, d: number[], name: string): number[] {
   return out;
 }
 
-async function kafkaSection(results: Results, workers: number[], hosts: number, pages: number, seeds: number, threads: number[]): Promise<void> {
+async function kafkaSection(results: Results, workers: number[], hosts: number, pages: number, seeds: number, threads: number[], rounds: number): Promise<void> {
   const services = ensureServices(root);
   results.services = { ...services, note: services.startedByBench ? 'KAFKA_BROKERS etc. were not set: the bench ran scripts/dev-services.sh up (idempotent: starts what is not running)' : 'taken from KAFKA_BROKERS, SCHEMA_REGISTRY_URL, CLICKHOUSE_URL' };
   say(`kafka: services ${results.services.note}`);
@@ -112,15 +113,19 @@ async function kafkaSection(results: Results, workers: number[], hosts: number, 
   } catch (err) {
     results.services.note += `; the warm-up crawl failed (${(err as Error).message}): the first run may carry the broker's warm-up`;
   }
-  const runs = [...workers.map((n) => [n, 1]), ...threads.filter((t) => t > 1).map((t) => [1, t])];
-  for (const [n, t] of runs) {
-    const name = kafkaRunName(n, t);
+  const arms = [...workers.map((n) => [n, 1]), ...threads.filter((t) => t > 1).map((t) => [1, t])];
+  // ABBA: round 2 runs the arms in reverse, so a drift of the machine over the section (this VM's CPU
+  // time a page moved by 10-20 % within minutes) weighs on each arm alike; the ratios pool the rounds.
+  const runs = Array.from({ length: rounds }, (_, i) => (i % 2 === 0 ? arms : [...arms].reverse()).map(([n, t]) => [n, t, i + 1])).flat();
+  for (const [n, t, round] of runs) {
+    const name = roundName(kafkaRunName(n, t), round);
     // The dev services are shared: another user's test may restart the broker mid-run. Try again then.
     const failures: string[] = [];
     for (let attempt = 1; attempt <= KAFKA_ATTEMPTS; attempt++) {
-      say(`crawlstream on Kafka, ${n} worker(s)${t > 1 ? ` of ${t} threads` : ''}${attempt > 1 ? `, attempt ${attempt}` : ''}…`);
+      say(`crawlstream on Kafka, ${n} worker(s)${t > 1 ? ` of ${t} threads` : ''}, round ${round} of ${rounds}${attempt > 1 ? `, attempt ${attempt}` : ''}…`);
       try {
         const r = await runKafka(paths, services, n, hosts, pages, seeds, t);
+        r.name = name;
         if (failures.length) r.notes = [...(r.notes ?? []), `earlier attempts failed: ${failures.join('; ')}`];
         results.crawls[r.name] = r;
         say(summary(r));
@@ -143,7 +148,7 @@ async function main(): Promise<void> {
       'large-hosts': { type: 'string' }, 'large-pages': { type: 'string' },
       'dup-hosts': { type: 'string' }, 'dup-pages': { type: 'string' },
       'crawlee-min': { type: 'string' }, 'crawlee-max': { type: 'string' },
-      'kafka-workers': { type: 'string' }, 'kafka-threads': { type: 'string' }, 'engine-records': { type: 'string' },
+      'kafka-workers': { type: 'string' }, 'kafka-threads': { type: 'string' }, 'kafka-rounds': { type: 'string', default: '2' }, 'engine-records': { type: 'string' },
       levers: { type: 'string' }, out: { type: 'string' }, 'quiet-wait': { type: 'string' },
     },
   });
@@ -160,6 +165,7 @@ async function main(): Promise<void> {
   const kafkaWorkers = list(values['kafka-workers'], [1], 'kafka-workers');
   // Default: also one worker of two threads, whose CPU a page the stream-threads row sets against one thread's.
   const kafkaThreads = list(values['kafka-threads'], [2], 'kafka-threads');
+  const [kafkaRounds] = list(values['kafka-rounds'], [2], 'kafka-rounds');
   const engineRecords = int(values['engine-records'], 200_000, 'engine-records');
   if (values['quiet-wait'] !== undefined) quietWait.ms = Number(values['quiet-wait']) * 1000;
   if (!Number.isFinite(quietWait.ms) || quietWait.ms < 0) throw new Error('--quiet-wait must be a number of seconds ≥ 0');
@@ -236,7 +242,7 @@ async function main(): Promise<void> {
     const d = r.logCounts?.duplicates;
     if (d) say(`template-heavy: ${d.records} duplicate records about ${d.pages} pages`);
   });
-  await section('kafka', () => kafkaSection(results, kafkaWorkers, hosts, pages, seeds, kafkaThreads));
+  await section('kafka', () => kafkaSection(results, kafkaWorkers, hosts, pages, seeds, kafkaThreads, kafkaRounds));
   await section('hostidle', async () => {
     const { hosts: h, pages: p } = HOST_IDLE_WEB;
     say(`host idle between requests: embedded on ${h} hosts × ${p} pages at delay 0…`);

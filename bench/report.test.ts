@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { CrawlRun } from './crawls.js';
-import { kafkaCostSection } from './kafka-cost.js';
+import { kafkaCostSection, pooledMsPerPage } from './kafka-cost.js';
 import { readLevers, renderLevers } from './levers.js';
 import { renderMarkdown } from './render.js';
 import { bestCrawlee, compare, engineRuns, type EngineResult, type Results } from './report.js';
@@ -98,6 +98,16 @@ test('should judge a fault-free Kafka run that fetched pages twice as failed, ru
   const section = kafkaCostSection(res).join('\n');
   assert.match(section, /\| pages fetched more than once, kafka-1w \(no faults\) \| 0 \| 0 \| ✓ \|/);
   assert.match(section, /\| pages fetched more than once, kafka-2w \(no faults\) \| 37 \| 0 \| ✗ \|/);
+});
+
+test('should pool each Kafka arm\'s rounds, CPU of all over pages of all, for the ratios', () => {
+  // Round 1: one worker 4 s, two 6 s (1.5); round 2, the machine slower: one 6 s, two 6 s (1.0). Pooled: 12 / 10 = 1.2.
+  const res = results([crawl('kafka-1w', 200), crawl('kafka-2w', 200, { cpuSeconds: 6 }), crawl('kafka-2w#2', 200, { cpuSeconds: 6 }), crawl('kafka-1w#2', 200, { cpuSeconds: 6 })]);
+  const section = kafkaCostSection(res).join('\n');
+  assert.match(section, /\| CPU-ms per page, 2 workers ÷ 1 worker \(workers' whole life, rounds pooled\) \| 1\.20 \| ≤ 1\.1 \| ✗ \|/);
+  assert.match(section, /Each arm ran 2 times, in ABBA order/);
+  assert.equal(pooledMsPerPage([crawl('a', 1), crawl('b', 1, { cpuSeconds: 8 })], (r) => r.cpuSeconds), 6);
+  assert.equal(pooledMsPerPage([crawl('a', 1), crawl('b', 1)], (r) => (r.name === 'b' ? undefined : r.cpuSeconds)), null, 'a round without the figure');
 });
 
 test('the engine row says it is the fastest of several runs, with their median and slowest', () => {
