@@ -148,7 +148,7 @@ async function main(): Promise<void> {
       'large-hosts': { type: 'string' }, 'large-pages': { type: 'string' },
       'dup-hosts': { type: 'string' }, 'dup-pages': { type: 'string' },
       'crawlee-min': { type: 'string' }, 'crawlee-max': { type: 'string' },
-      'kafka-workers': { type: 'string' }, 'kafka-threads': { type: 'string' }, 'kafka-rounds': { type: 'string', default: '2' }, 'engine-records': { type: 'string' },
+      'kafka-workers': { type: 'string' }, 'kafka-threads': { type: 'string' }, 'kafka-rounds': { type: 'string' }, 'engine-records': { type: 'string' },
       levers: { type: 'string' }, out: { type: 'string' }, 'quiet-wait': { type: 'string' },
     },
   });
@@ -165,7 +165,7 @@ async function main(): Promise<void> {
   const kafkaWorkers = list(values['kafka-workers'], [1], 'kafka-workers');
   // Default: also one worker of two threads, whose CPU a page the stream-threads row sets against one thread's.
   const kafkaThreads = list(values['kafka-threads'], [2], 'kafka-threads');
-  const [kafkaRounds] = list(values['kafka-rounds'], [2], 'kafka-rounds');
+  const kafkaRounds = int(values['kafka-rounds'], 2, 'kafka-rounds');
   const engineRecords = int(values['engine-records'], 200_000, 'engine-records');
   if (values['quiet-wait'] !== undefined) quietWait.ms = Number(values['quiet-wait']) * 1000;
   if (!Number.isFinite(quietWait.ms) || quietWait.ms < 0) throw new Error('--quiet-wait must be a number of seconds ≥ 0');

@@ -18,7 +18,7 @@ let scratch = Buffer.allocUnsafe(INITIAL_SCRATCH);
  * `type.toBuffer(value)` without its allocation: avsc's copies each value into a zero-filled buffer
  * of its own backing store (Buffer.alloc), which cost twice the encoding of a store value and left
  * V8 one more array buffer to sweep; this one copies from a scratch buffer into Node's Buffer pool.
- * Store values are written a few times a page, every one through here.
+ * A crawled page writes ~15 store values, every one through here.
  */
 export function avroBytes(type: avro.Type, value: unknown): Buffer {
   let end = type.encode(value, scratch, 0);
