@@ -3,12 +3,9 @@
 // raises UnknownSchemaIdError, and the runtime loads that id from the registry before retrying.
 import avro from 'avsc';
 import { forSchemaBounded, RecordDecodingError } from './bounded-collections.js';
+import { ScratchEncoder } from './scratch-encoder.js';
 import type { SchemaRegistry } from './schema-registry.js';
 import { schemaIdOf, WIRE_HEADER, writeWireHeader } from './wire-format.js';
-
-const INITIAL_SCRATCH = 64 * 1024;
-/** A record larger than this (a big fetched body) leaves no buffer of its size behind. */
-const MAX_KEPT_SCRATCH = 1024 * 1024;
 
 export { RecordDecodingError } from './bounded-collections.js';
 
@@ -56,7 +53,7 @@ function readBody(reader: avro.Type, bytes: Buffer, resolver: Resolver | undefin
 export class TopicCodecs {
   private readonly topics = new Map<string, TopicCodec>();
   private readonly writers = new Map<number, avro.Type>();
-  private scratch = Buffer.allocUnsafe(INITIAL_SCRATCH);
+  private readonly encoder = new ScratchEncoder();
 
   constructor(private readonly registry: SchemaRegistry) {}
 
@@ -76,22 +73,14 @@ export class TopicCodecs {
   encode(topic: string, value: unknown): Buffer {
     const codec = this.codec(topic);
     try {
-      // Written once, header and body, into a scratch buffer, then copied out at its exact size:
-      // toBuffer and a framing copy would allocate and copy every record twice.
-      let end = codec.reader.encode(value, this.scratch, WIRE_HEADER);
-      if (end < 0) {
-        this.scratch = Buffer.allocUnsafe(Math.max(this.scratch.length * 2, this.scratch.length - end));
-        end = codec.reader.encode(value, this.scratch, WIRE_HEADER);
-      }
+      // Header and body written once into the scratch buffer, then copied out at their exact size.
+      const end = this.encoder.write(codec.reader, value, WIRE_HEADER);
       if (end > codec.maxRecordBytes) {
-        if (this.scratch.length > MAX_KEPT_SCRATCH) this.scratch = Buffer.allocUnsafe(INITIAL_SCRATCH);
+        this.encoder.drop();
         throw new RecordTooLargeError(`a record for topic ${topic} is ${end} bytes, over the topic's bound of ${codec.maxRecordBytes} (max.message.bytes on Kafka): not written`);
       }
-      writeWireHeader(this.scratch, codec.readerId);
-      const out = Buffer.allocUnsafe(end);
-      this.scratch.copy(out, 0, 0, end);
-      if (this.scratch.length > MAX_KEPT_SCRATCH) this.scratch = Buffer.allocUnsafe(INITIAL_SCRATCH);
-      return out;
+      writeWireHeader(this.encoder.buffer, codec.readerId);
+      return this.encoder.copyOut(end);
     } catch (err) {
       if (err instanceof RecordTooLargeError) throw err;
       const problems: string[] = [];

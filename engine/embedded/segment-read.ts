@@ -2,7 +2,7 @@
 // a chunk at a time (one system call per chunk, not two per record) and values are views into the
 // chunk, unless the read used little of it (see compactValues).
 import { readSync } from 'node:fs';
-import type { RawRecord } from '../task/stream-task.js';
+import type { RawRecord } from '../task/task-records.js';
 import { FRAME_HEADER, frameOffset, frameRecord, payloadLength } from './frame.js';
 
 /** Bytes read from a segment at a time by a reader that fell behind the tail. */

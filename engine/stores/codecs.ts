@@ -1,5 +1,6 @@
 // Small, allocation-light codecs for store keys and values.
 import avro from 'avsc';
+import { ScratchEncoder } from '../avro/scratch-encoder.js';
 import type { KeyCodec, ValueCodec } from './key-value-store.js';
 
 /** Keys that are their own routing key, e.g. a host. */
@@ -9,27 +10,15 @@ export const stringKey: KeyCodec<string> = {
   decode: (b) => b.toString('utf8'),
 };
 
-const INITIAL_SCRATCH = 16 * 1024;
-/** A value larger than this leaves no buffer of its size behind. */
-const MAX_KEPT_SCRATCH = 1024 * 1024;
-let scratch = Buffer.allocUnsafe(INITIAL_SCRATCH);
+const encoder = new ScratchEncoder();
 
 /**
- * `type.toBuffer(value)` without its allocation: avsc's copies each value into a zero-filled buffer
- * of its own backing store (Buffer.alloc), which cost twice the encoding of a store value and left
- * V8 one more array buffer to sweep; this one copies from a scratch buffer into Node's Buffer pool.
- * A crawled page writes ~15 store values, every one through here.
+ * `type.toBuffer(value)` without its zero-filled buffer of its own backing store for every value
+ * (twice the cost of encoding a store value, and one more array buffer for V8 to sweep): a crawled
+ * page writes ~15 store values, every one through here.
  */
 export function avroBytes(type: avro.Type, value: unknown): Buffer {
-  let end = type.encode(value, scratch, 0);
-  if (end < 0) {
-    scratch = Buffer.allocUnsafe(Math.max(scratch.length * 2, scratch.length - end));
-    end = type.encode(value, scratch, 0);
-  }
-  const out = Buffer.allocUnsafe(end);
-  scratch.copy(out, 0, 0, end);
-  if (scratch.length > MAX_KEPT_SCRATCH) scratch = Buffer.allocUnsafe(INITIAL_SCRATCH);
-  return out;
+  return encoder.copyOut(encoder.write(type, value));
 }
 
 export function avroValues<V>(schema: avro.Schema): ValueCodec<V> {
