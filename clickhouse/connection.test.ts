@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { CHDB_MERGE_TREE_SETTINGS } from './chdb-memory.js';
 import { openClickHouse, redactUrl, sharedClickHouse, sqlString } from './connection.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'crawlstream-chconn-'));
@@ -45,6 +46,21 @@ test('should say which process holds the embedded store while a crawl has it ope
     assert.equal(ch.engine, 'chdb');
     assert.equal(ch.location, join(dataDir, 'clickhouse'));
     assert.deepEqual(await ch.query('SELECT currentDatabase() AS db'), [{ db: 'after_lock' }]);
+  } finally {
+    await ch.close();
+  }
+});
+
+test('should run embedded ClickHouse with the merge settings that bound its memory and rewrites', { timeout: 60_000 }, async () => {
+  // chdb reads these only from the configuration file its engine starts with: a file it ignored would
+  // leave merges at ClickHouse's defaults without a word.
+  const ch = await openClickHouse({ dataDir, database: 'merge_settings' });
+  try {
+    const rows = await ch.query<{ name: string; value: string }>(
+      `SELECT name, value FROM system.merge_tree_settings WHERE name IN (${Object.keys(CHDB_MERGE_TREE_SETTINGS).map(sqlString).join(', ')})`,
+    );
+    const applied = Object.fromEntries(rows.map((r) => [r.name, Number(r.value)]));
+    assert.deepEqual(applied, { ...CHDB_MERGE_TREE_SETTINGS });
   } finally {
     await ch.close();
   }
