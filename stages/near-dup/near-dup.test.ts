@@ -126,6 +126,29 @@ describe('near-dup', () => {
     assert.deepEqual(copy.map((r) => [r.value.duplicate_of, r.value.kind]), [['http://b.test/exact', 'exact']]);
   });
 
+  it('should find an original stored before its task moved, and one stored since', async () => {
+    // A task that starts on stored bands (resumed, or moved from another worker) reads them.
+    const d = await crawlTestDriver({ processors: ['near-dup-bands', 'near-dup'], startTime: 5_000_000 });
+    try {
+      const before = page('http://a.test/before', BASE, 1000);
+      await d.pipe('parsed', before.host, before);
+      await d.moveTasks();
+      const copy = page('http://b.test/copy', flip(1, 17, 33), 2000);
+      await d.pipe('parsed', copy.host, copy);
+      const since = page('http://c.test/since', flip(60), 3000);
+      await d.pipe('parsed', since.host, since);
+      const found = page('http://d.test/found', flip(59, 60), 4000);
+      await d.pipe('parsed', found.host, found);
+      assert.deepEqual(d.readOutput('duplicates').map((r) => [r.value.url, r.value.duplicate_of]), [
+        ['http://b.test/copy', 'http://a.test/before'],
+        ['http://c.test/since', 'http://a.test/before'],
+        ['http://d.test/found', 'http://c.test/since'], // the closest: 1 bit against 2
+      ]);
+    } finally {
+      await d.close();
+    }
+  });
+
   it('should still report a near-duplicate pair when the first band they share is crowded', async () => {
     // 64 unrelated pages share band 0's value with BASE; their other bands are far from BASE's.
     let seed = 99;
