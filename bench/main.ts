@@ -2,7 +2,8 @@
 // with crawlstream compared to Crawlee's CheerioCrawler at its best in the same run, on the same machine,
 // against the same cheap bench web (bench/bench-server.ts). Writes bench/results/bench-<stamp>.json and .md.
 //   --only ceilings,engine,crawlee,embedded,https,duplicates,kafka,hostidle,stages,freshness,focus,profile,large   (default: all but large)
-//   --with-large   --hosts N --pages N --seeds N   --large-hosts N --large-pages N   --dup-hosts N --dup-pages N
+//   --with-large (two 100k runs: --large-hosts × --large-pages, and --hosts × as many pages as that makes)
+//   --hosts N --pages N --seeds N   --large-hosts N --large-pages N   --dup-hosts N --dup-pages N
 //   --crawlee-min 16,32 (minConcurrency of each Crawlee run; the fastest is the peer)   --crawlee-max 64
 //   --kafka-workers 1[,2]   --kafka-threads N[,M] (also one worker of N threads; default 2)   --kafka-rounds R (default 2, ABBA)   --engine-records N   --levers FILE   --out DIR   --quiet-wait SECONDS (default 60)
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -288,6 +289,15 @@ async function main(): Promise<void> {
     });
     results.large = r;
     say(summary(r));
+    // The same pages on the 10k web's hosts: what grows with a crawl's length apart from its breadth.
+    const deepPages = Math.round((large.hosts * large.pages) / hosts);
+    say(`large: embedded on ${hosts} hosts × ${deepPages} pages…`);
+    const d = await runEmbedded(paths, 'embedded-large-deep', {
+      hosts, pages: deepPages, seeds, keepSeries: true,
+      onSample: (s) => { if (Math.round(s.t) % 30 === 0) say(`large, deep: ${Math.round(s.t)} s, RSS ${s.rssMb} MB`); },
+    });
+    results.largeDeep = d;
+    say(summary(d));
   });
 
   results.durationSeconds = round((performance.now() - started) / 1000, 1);

@@ -15,8 +15,12 @@ export const othersCores = (r: CrawlRun) => (r.backgroundCpuSeconds === undefine
 /** Above this, wall-clock figures of a run say more about the machine than about the crawler. */
 const DISTURBED_CORES = 0.25;
 
+/** Every crawl of the run, the long ones included. */
+const allRuns = (res: Results): CrawlRun[] =>
+  [...Object.values(res.crawls), ...[res.large, res.largeDeep].filter((r): r is CrawlRun => r !== undefined)];
+
 function loadWarning(res: Results): string[] {
-  const runs = [...Object.values(res.crawls), ...(res.large ? [res.large] : [])];
+  const runs = allRuns(res);
   const disturbed = runs.filter((r) => (othersCores(r) ?? 0) > DISTURBED_CORES);
   if (disturbed.length === 0) return [];
   return [`**Disturbed runs:** other processes kept ${disturbed.map((r) => `${fmt(othersCores(r), 2)} cores busy during ${r.name}`).join(', ')} ` +
@@ -27,7 +31,7 @@ function loadWarning(res: Results): string[] {
 function crawlTable(res: Results, ref: CrawlRun | undefined): string[] {
   const rows = ['| run | web | seeds | pages (server) | wall s | pages/s | ×Crawlee | active-window pages/s | peak RSS MB | ×Crawlee | CPU s / 1000 pages | ×Crawlee | peak req/s to one host | host idle between requests p50 / p90 ms | max conns per host / total | robots.txt reqs | server CPU s | other processes\' cores |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
-  const runs = [...Object.values(res.crawls), ...(res.large ? [res.large] : [])];
+  const runs = allRuns(res);
   for (const r of runs) {
     rows.push(`| ${r.name} | ${r.web_kind ?? 'bench'}${r.https ? ' https' : ''} ${r.hosts}×${r.pagesPerHost} | ${r.seeds ?? '—'} | ${r.pages} | ${fmt(r.wallSeconds)} | ${fmt(r.pagesPerSecond)} | ${fmt(ratio(r.pagesPerSecond, ref?.pagesPerSecond), 2)} | ` +
       `${fmt(r.activePagesPerSecond)} | ${fmt(r.peakRssMb, 0)} | ${fmt(ratio(r.peakRssMb, ref?.peakRssMb), 2)} | ${fmt(r.cpuSecondsPer1000Pages, 2)} | ${fmt(ratio(r.cpuSecondsPer1000Pages, ref?.cpuSecondsPer1000Pages), 2)} | ` +
@@ -43,7 +47,7 @@ function componentsTable(res: Results): string[] {
     '"unsampled" is CPU the samples missed (threads\' last second, short-lived threads). Services: CPU of the service process during the crawl (shared services: other users count too).', '',
     '| run | pages | crawler process | main thread | parse workers | other node threads | chdb / native threads | unsampled | broker | registry | ClickHouse server | web server | total |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
-  const runs = [...Object.values(res.crawls), ...(res.large ? [res.large] : [])];
+  const runs = allRuns(res);
   for (const r of runs) {
     const th = r.threads;
     const sampled = th ? th.mainThread + (th.parseWorkers ?? 0) + th.otherNodeThreads + th.chdbAndNative : undefined;
@@ -133,7 +137,7 @@ export function renderMarkdown(res: Results, levers: LeversFile): string {
     '',
     ...loadWarning(res),
   ];
-  for (const r of [...Object.values(res.crawls), ...(res.large ? [res.large] : [])]) if (r.notes?.length) out.push(`- ${r.name}: ${r.notes.join('; ')}`);
+  for (const r of allRuns(res)) if (r.notes?.length) out.push(`- ${r.name}: ${r.notes.join('; ')}`);
   for (const f of res.failed ?? []) out.push(`- FAILED ${f}`);
   if (res.services) out.push(`- Kafka services (${res.services.brokers}, ${res.services.registry}, ${res.services.clickhouse}): ${res.services.note}.`);
   for (const r of Object.values(res.crawls)) {
@@ -144,7 +148,7 @@ export function renderMarkdown(res: Results, levers: LeversFile): string {
   out.push('', '### How the comparison is configured', '', ...c.fairness.map((f) => `- ${f}`), '');
   out.push(...componentsTable(res), ...kafkaCostSection(res), ...freshnessSection(res.freshness), ...recordsSection(res), ...engineSection(res), ...ceilingsSection(res, c.ratios.embeddedShareOfFetchCeiling));
   if (res.stages) out.push(...stagesSection(res));
-  if (res.large) out.push(...largeSection(res.large));
+  for (const l of [res.large, res.largeDeep]) if (l) out.push(...largeSection(l));
   if (res.profile) out.push(...profileSection(res));
   out.push(...renderLevers(levers));
   return out.join('\n') + '\n';
@@ -153,7 +157,7 @@ export function renderMarkdown(res: Results, levers: LeversFile): string {
 function largeSection(l: CrawlRun): string[] {
   const series = l.rssSeries ?? [];
   const at = (q: number) => series[Math.min(series.length - 1, Math.floor(q * series.length))]?.rssMb;
-  return ['## Large run (memory stays bounded?)', '',
+  return [`## Large run, ${l.hosts} hosts × ${l.pagesPerHost} pages (memory stays bounded?)`, '',
     `${l.hosts} hosts × ${l.pagesPerHost} pages: ${l.pages} pages in ${fmt(l.wallSeconds)} s = ${fmt(l.pagesPerSecond)} pages/s; peak RSS ${fmt(l.peakRssMb, 0)} MB; ` +
     `${fmt(l.cpuSecondsPer1000Pages, 2)} CPU s / 1000 pages. RSS at 25/50/75/100 % of the run: ${[0.25, 0.5, 0.75, 0.999].map((q) => fmt(at(q), 0)).join(' / ')} MB ` +
     `(series every second in the JSON).${l.notes ? ` Notes: ${l.notes.join('; ')}` : ''}`, ''];

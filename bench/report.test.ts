@@ -115,3 +115,21 @@ test('the engine row says it is the fastest of several runs, with their median a
   assert.equal(engineRuns(e), '', 'one run: nothing to add');
   assert.equal(engineRuns({ ...e, runsMicrosPerRecord: [6.1, 5.2, 7.4, 5.8] }), ', the fastest of 4 runs (median 5.95, slowest 7.4 µs/record)');
 });
+
+test('should judge a long crawl on more hosts and one on the same hosts deeper apart, each named by its web', () => {
+  const emb = crawl('embedded', 500, { peakRssMb: 700 });
+  const wide = crawl('embedded-large', 400, { hosts: 200, pagesPerHost: 50, pages: 10_000, peakRssMb: 910 });
+  const deep = crawl('embedded-large-deep', 475, { hosts: 20, pagesPerHost: 500, pages: 10_000, peakRssMb: 770 });
+  const res = results([emb], { large: wide, largeDeep: deep });
+  const wideRss = target(res, 'peak RSS at 100k pages ÷ at 10k pages');
+  assert.deepEqual([wideRss.value, wideRss.ok], [1.3, false]);
+  assert.match(wideRss.how, /200 hosts × 50 pages/);
+  const deepRss = target(res, 'peak RSS at 100k pages ÷ at 10k, the same hosts deeper');
+  assert.deepEqual([deepRss.value, deepRss.ok], [1.1, true]);
+  assert.match(deepRss.how, /20 hosts × 500 pages/);
+  assert.deepEqual([target(res, 'pages/s at 100k ÷ at 10k, the same hosts deeper').value, target(res, 'pages/s at 100k ÷ at 10k, the same hosts deeper').ok], [0.95, true]);
+  const md = renderMarkdown(res, { levers: [], invalid: [] });
+  assert.match(md, /## Large run, 200 hosts × 50 pages/);
+  assert.match(md, /## Large run, 20 hosts × 500 pages/);
+  assert.match(md, /\| embedded-large-deep \| bench 20×500 \|/);
+});

@@ -55,7 +55,10 @@ export interface Results {
   focus?: FocusResult;
   freshness?: FreshnessResult;
   profile?: ProfileSummary & { file: string; pagesPerSecond: number; pages: number; run?: CrawlRun };
+  /** 100,000 pages on 10 times the hosts of the 10k web (2,000 × 50 by default). */
   large?: CrawlRun;
+  /** The same number of pages on the 10k web's hosts, 10 times deeper (200 × 500 by default). */
+  largeDeep?: CrawlRun;
   comparison?: Comparison;
   /** Sections or runs that failed, with why. */
   failed?: string[];
@@ -120,6 +123,7 @@ export function compare(res: Results): Comparison {
   const k1 = res.crawls['kafka-1w'];
   const idle = { embedded: res.crawls['hostidle-embedded'], kafka: res.crawls['hostidle-kafka-1w'] };
   const large = res.large;
+  const deep = res.largeDeep;
   const fetchCeiling = res.ceilings?.fetch.pagesPerSecond;
   const counts = emb?.logCounts;
   const dups = dup?.logCounts?.duplicates;
@@ -136,6 +140,8 @@ export function compare(res: Results): Comparison {
     brokerCpuMsPerPage: k1 ? msPerPage(k1.servicesCpuSeconds?.kafka, k1.pages) : null,
     largePeakRssVsEmbedded: ratio(large?.peakRssMb, emb?.peakRssMb),
     largePagesPerSecondVsEmbedded: ratio(large?.pagesPerSecond, emb?.pagesPerSecond),
+    deepPeakRssVsEmbedded: ratio(deep?.peakRssMb, emb?.peakRssMb),
+    deepPagesPerSecondVsEmbedded: ratio(deep?.pagesPerSecond, emb?.pagesPerSecond),
     hostIdleP50MsKafka: idle.kafka?.web.hostGapMs?.p50 ?? null,
     hostIdleP50MsEmbedded: idle.embedded?.web.hostGapMs?.p50 ?? null,
   };
@@ -170,14 +176,21 @@ export function compare(res: Results): Comparison {
       t('peak RSS, whole crawl process ÷ Crawlee\'s', ratios.embeddedPeakRssVsCrawlee, '≤ 0.5', (v) => v <= 0.5,
         emb && ref ? `${emb.peakRssMb} MB / ${ref.peakRssMb} MB, wait4 ru_maxrss (threads and chdb included)` : 'needs sections embedded and crawlee'),
       t('peak RSS at 100k pages ÷ at 10k pages', ratios.largePeakRssVsEmbedded, '≤ 1.15', (v) => v <= 1.15,
-        large && emb ? `${large.peakRssMb} MB / ${emb.peakRssMb} MB` : 'run with --with-large'),
+        large && emb ? `${large.peakRssMb} MB / ${emb.peakRssMb} MB${shape(large)}` : 'run with --with-large'),
       t('pages/s at 100k ÷ at 10k', ratios.largePagesPerSecondVsEmbedded, '0.85 – 1.15', (v) => v >= 0.85 && v <= 1.15,
-        large && emb ? `${large.pagesPerSecond} / ${emb.pagesPerSecond}` : 'run with --with-large'),
+        large && emb ? `${large.pagesPerSecond} / ${emb.pagesPerSecond}${shape(large)}` : 'run with --with-large'),
+      t('peak RSS at 100k pages ÷ at 10k, the same hosts deeper', ratios.deepPeakRssVsEmbedded, '≤ 1.15', (v) => v <= 1.15,
+        deep && emb ? `${deep.peakRssMb} MB / ${emb.peakRssMb} MB${shape(deep)}` : 'run with --with-large'),
+      t('pages/s at 100k ÷ at 10k, the same hosts deeper', ratios.deepPagesPerSecondVsEmbedded, '0.85 – 1.15', (v) => v >= 0.85 && v <= 1.15,
+        deep && emb ? `${deep.pagesPerSecond} / ${emb.pagesPerSecond}${shape(deep)}` : 'run with --with-large'),
       ...focusTargets(res.focus, t),
     ],
     fairness: fairness(res, ref),
   };
 }
+
+/** A long run's web, so that hosts in hand and pages per host are not read as one. */
+const shape = (r: CrawlRun) => ` (${r.hosts} hosts × ${r.pagesPerHost} pages)`;
 
 function hostIdleHow(k: CrawlRun, e: CrawlRun | undefined): string {
   const g = (r: CrawlRun) => (r.web.hostGapMs ? `p50 ${r.web.hostGapMs.p50} / p90 ${r.web.hostGapMs.p90} ms` : 'no gaps');
