@@ -12,11 +12,13 @@ import { corpusLine, totals, wordCountTopology } from '../examples/word-count.js
 const DISK_FULL = 'IO error: No space left on device';
 const quiet = { info: () => {}, warn: () => {} };
 
-/** From now on every commit batch of this runtime fails as LevelDB does on a full disk. */
+/** From now on every commit batch of this runtime fails as LevelDB does on a full disk, when it is written. */
 function fillDisk(runtime: EmbeddedRuntime<any>): void {
-  runtime.db.batch = (async () => {
+  const full = async () => {
     throw new Error(DISK_FULL);
-  }) as never;
+  };
+  // A chained batch (db.batch() without operations, as commits write) or an array of operations.
+  runtime.db.batch = ((ops?: unknown[]) => (ops ? full() : { put: () => {}, del: () => {}, close: async () => {}, write: full })) as never;
 }
 
 const openWordCount = (dataDir: string) => EmbeddedRuntime.open({ dataDir, topology: wordCountTopology(), services: {}, partitions: 2, logger: quiet });

@@ -10,6 +10,7 @@
 import { partitionFor } from '../partitioning.js';
 import type { OutputRecord, StreamTask, TaskCommit } from '../task/stream-task.js';
 import { commitStoreOps, type Committer, type StoreOp } from '../task/task-commit.js';
+import { writeBatch } from '../stores/write-batch.js';
 import type { AppendRecord, LogEnd, PartitionLog } from './partition-log.js';
 import { counterKey, encodeJson, logEndKey, metaKey, positionKey, type StateDb } from './state-db.js';
 
@@ -150,7 +151,7 @@ export class GroupCommit<S> implements Committer {
       }
     }
     try {
-      await this.host.db.batch(ops as never);
+      await writeBatch(this.host.db, ops);
     } catch (err) {
       const failure = new Error(`commit failed, stopping (the crawl resumes from the last commit): ${(err as Error).message}`);
       for (const p of produced) p.reject(failure);

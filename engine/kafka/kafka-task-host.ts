@@ -16,6 +16,7 @@ import type { ProcessorNode } from '../topology.js';
 import type { InputPosition } from '../task/input-position.js';
 import { HANDOVER_FINISH_MS, STOP_GRACE_MS, StreamTask, type CommitReport, type RawRecord, type TaskCommit } from '../task/stream-task.js';
 import { storeOps, commitStoreOps } from '../task/task-commit.js';
+import { writeBatch } from '../stores/write-batch.js';
 import { restoreChangelogs } from './changelog-restore.js';
 import { KafkaNames, POSITIONS_STORE } from './kafka-names.js';
 import type { TaskOwners } from './task-owners.js';
@@ -214,7 +215,7 @@ export class KafkaTaskHost<S = unknown> implements CommitParticipant {
       const end = ends.get(`${topic}/${partition}`);
       if (end !== undefined) ops.push({ type: 'put', key: CHECKPOINT(topic), value: Buffer.from(String(end)) });
     }
-    if (ops.length && this.db.status === 'open') await this.db.batch(ops as never);
+    if (ops.length && this.db.status === 'open') await writeBatch(this.db, ops);
     this.task.committed(commit);
   }
 
@@ -238,7 +239,7 @@ export class KafkaTaskHost<S = unknown> implements CommitParticipant {
     }
     const reached = await restoreChangelogs(this.o.kafka, this.o.admin, targets, async (topic, entries) => {
       const last = entries[entries.length - 1].offset + 1;
-      await this.db.batch([...storeOps(entries), { type: 'put', key: CHECKPOINT(topic), value: Buffer.from(String(last)) }] as never);
+      await writeBatch(this.db, [...storeOps(entries), { type: 'put', key: CHECKPOINT(topic), value: Buffer.from(String(last)) }]);
     }, { logger: prefixed(this.o.logger, `${this.id}: `), wanted });
     for (const [id, offset] of reached) {
       if (offset < 0) {

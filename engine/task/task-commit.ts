@@ -3,6 +3,7 @@
 // for every task, engine/embedded/group-commit.ts); on Kafka, one transaction per worker for every
 // task it runs (engine/kafka/worker-transactions.ts); the test driver, after every record.
 import type { LevelStore, StoreWrite } from '../stores/level-store.js';
+import type { StoreOp } from '../stores/write-batch.js';
 import type { InputPosition } from './input-position.js';
 import type { OutputRecord } from './task-records.js';
 
@@ -18,7 +19,7 @@ export interface TaskCommit {
   counters: Map<string, number>;
 }
 
-export type StoreOp = { type: 'put'; key: Buffer; value: Buffer } | { type: 'del'; key: Buffer };
+export type { StoreOp };
 
 /** Store writes (or changelog entries) as LevelDB batch operations, appended to `into`. */
 export function storeOps(writes: Iterable<StoreWrite>, into: StoreOp[] = []): StoreOp[] {
