@@ -2,8 +2,8 @@
 // Kafka task's local copy of its stores). Through a chained batch, not abstract-level's array form:
 // the array form copies and checks each operation in JavaScript (an object spread per operation) and
 // classic-level's native side then reads every operation's properties back through N-API. Measured
-// apart (bench/levers.json): ~2.2 µs of the main thread an operation against ~0.9 chained, and a
-// 10,000-page crawl commits some 400,000 of them. Both forms are one leveldb::WriteBatch, written
+// in the crawl (bench/levers.json): ~2.2 µs of the main thread an operation against ~1.0 chained, and a
+// 10,000-page crawl commits some 424,000 of them. Both forms are one leveldb::WriteBatch, written
 // atomically.
 
 /** A store write as a LevelDB batch operation. */
