@@ -1,11 +1,11 @@
 // Group offsets inside a transaction, asked again while the broker answers CONCURRENT_TRANSACTIONS
-// (the producer's previous transaction is still being completed). kafkajs 2.2.4 retries that answer
-// for produce requests but not for AddOffsetsToTxn or TxnOffsetCommit, where it gives up at once; the
-// Java client retries it everywhere. Given up, it failed the whole transaction (seen in a two-worker
-// crawl on Kafka 4.4): every task of the worker re-opened from its last commit.
-import type { Transaction } from 'kafkajs';
+// (the producer's previous transaction is still being completed). The producer's client retries that
+// answer for produce requests, but these two requests go through kafkajs's cluster, which gives up at
+// once; the Java client retries it everywhere. Given up, it failed the whole transaction (seen in a
+// two-worker crawl on Kafka 4.4): every task of the worker re-opened from its last commit.
+import type { GroupOffsetsInTxn, OpenTransaction } from './txn-producer.js';
 
-type Offsets = Parameters<Transaction['sendOffsets']>[0];
+type Offsets = GroupOffsetsInTxn;
 
 /** How long a transaction keeps asking before it fails: the broker's markers take milliseconds. */
 const GIVE_UP_MS = 10_000;
@@ -15,7 +15,7 @@ const MAX_WAIT_MS = 500;
 const concurrent = (err: unknown) => (err as { type?: string }).type === 'CONCURRENT_TRANSACTIONS';
 
 /** `transaction.sendOffsets(offsets)`, asked again while the broker answers CONCURRENT_TRANSACTIONS. */
-export async function sendOffsetsInTransaction(transaction: Pick<Transaction, 'sendOffsets'>, offsets: Offsets, giveUpMs = GIVE_UP_MS): Promise<number> {
+export async function sendOffsetsInTransaction(transaction: Pick<OpenTransaction, 'sendOffsets'>, offsets: Offsets, giveUpMs = GIVE_UP_MS): Promise<number> {
   const started = performance.now();
   for (let attempt = 0; ; attempt++) {
     try {
