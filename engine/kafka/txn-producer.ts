@@ -63,6 +63,8 @@ export async function openTxnProducer(o: TxnProducerOptions): Promise<TxnProduce
   const producer = new Producer({
     clientId: o.clientId ?? 'crawlstream', bootstrapBrokers: o.brokers, transactionalId: o.transactionalId,
     idempotent: true, producerId: -1n, producerEpoch: -1, retries: RETRIES, retryDelay,
+    // The client's one `timeout` is the transaction's (InitProducerId) and a produce's wait for acks;
+    // each request still times out on its own after the client's 30 s.
     timeout: o.transactionTimeoutMs ?? 60_000,
   });
   const unsubscribe = countRequests(o.onRequest);
