@@ -75,6 +75,24 @@ describe('the transactional producer on a real broker', () => {
     assert.ok(Number(r!.baseOffset) >= before.get(0)! + 2, `base offset ${r!.baseOffset} after the aborted record and its marker`);
   });
 
+  it('should write a store delete as a tombstone (a null value), which compaction and restore read as a delete', async () => {
+    const { p } = await open('d');
+    const t = await p.begin();
+    const [r] = await t.send([{ topic, messages: [{ key: 'gone', value: null, partition: 1 }] }]);
+    await t.commit();
+    const consumer = kafka.consumer({ groupId: `${topic}.tombstone` });
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topic, fromBeginning: true });
+      const seen = new Promise<Buffer | null>((resolve) => {
+        void consumer.run({ eachMessage: async ({ partition, message }) => { if (partition === 1 && message.offset === r!.baseOffset) resolve(message.value); } });
+      });
+      assert.equal(await seen, null);
+    } finally {
+      await consumer.disconnect();
+    }
+  });
+
   it('should be fenced by a new producer under the same id, its open transaction aborted', async () => {
     const { p: old } = await open('c');
     const t = await old.begin();
