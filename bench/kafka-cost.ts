@@ -66,7 +66,7 @@ export function kafkaCostSection(res: Results): string[] {
   const perPage = (r: CrawlRun, n: number | undefined) => (n === undefined ? null : n / Math.max(1, r.pages));
   const out = ['## Kafka: cost per page (issue 18)', '',
     'Worker CPU covers its whole life (start-up, waiting for the crawl, shutdown); "seed → idle" covers the crawl alone, the window of the services\' CPU. ' +
-    'Requests are what the workers sent, counted by kafkajs\'s instrumentation and printed when they stop; a transaction is one EndTxn.', '',
+    'Requests are what the workers sent, counted by kafkajs\'s instrumentation and the transactional producer\'s diagnostics channel (group offsets in a transaction, sent through kafkajs\'s cluster, are not counted), printed when they stop; a transaction is one EndTxn.', '',
     '| run | pages | pages/s | worker ms/page | seed → idle | main thread | other threads | broker | registry | ClickHouse server | total | ÷ embedded | transactions/page | produce req/page | fetch req/page | all requests/page |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   for (const r of runs) {

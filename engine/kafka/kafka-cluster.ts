@@ -12,6 +12,7 @@ import { restoreChangelogs } from './changelog-restore.js';
 import { stableOffsets } from './partition-ends.js';
 import { KafkaNames } from './kafka-names.js';
 import { RequestCounts } from './request-counts.js';
+import { openTxnProducer, type TxnProducer } from './txn-producer.js';
 
 export interface ClusterOptions {
   brokers: string[];
@@ -24,8 +25,10 @@ export interface Cluster {
   kafka: Kafka;
   admin: Admin;
   names: KafkaNames;
-  /** Requests sent to the brokers by every client made from `kafka`, by API. */
+  /** Requests sent to the brokers by every client made from `kafka`, and by transactional producers, by API. */
   requests: RequestCounts;
+  /** A worker's transactional producer under `transactionalId` (engine/kafka/txn-producer.ts), initialised. */
+  transactionalProducer(transactionalId: string): Promise<TxnProducer>;
   close(): Promise<void>;
 }
 
@@ -63,7 +66,10 @@ export async function connectCluster(o: ClusterOptions): Promise<Cluster> {
   } finally {
     clearInterval(waiting);
   }
-  return { kafka, admin, names: new KafkaNames(o.prefix ?? ''), requests, close: () => admin.disconnect() };
+  const transactionalProducer = (transactionalId: string) => openTxnProducer({
+    brokers: o.brokers, clientId: o.clientId ?? 'crawlstream', transactionalId, kafka, onRequest: (api) => requests.count(api),
+  });
+  return { kafka, admin, names: new KafkaNames(o.prefix ?? ''), requests, transactionalProducer, close: () => admin.disconnect() };
 }
 
 /** Registers every topic's value schema as `<physical topic>-value`; an incompatible one stops us here. */

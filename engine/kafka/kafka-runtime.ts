@@ -112,7 +112,7 @@ export class KafkaRuntime<S> {
     const transactionalId = cluster.names.workerTransactionalId(`${this.id}-${randomUUID().slice(0, 8)}`);
     this.owners = new TaskOwners({ kafka: cluster.kafka, admin: cluster.admin, topic: cluster.names.taskOwners, me: transactionalId, logger, graceMs: this.o.handoverGraceMs ?? HANDOVER_GRACE_MS });
     this.transactions = new WorkerTransactions({
-      kafka: cluster.kafka, names: cluster.names, transactionalId, intervalMs: this.o.commitIntervalMs, logger,
+      openProducer: () => cluster.transactionalProducer(transactionalId), names: cluster.names, transactionalId, intervalMs: this.o.commitIntervalMs, logger,
       onFailure: (err, fenced) => this.recover(err, fenced),
     });
     await this.ensureTopics();

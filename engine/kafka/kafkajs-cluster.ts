@@ -10,6 +10,11 @@ export interface KafkajsBroker {
     groupId: string; groupGenerationId: number; memberId: string; retentionTime?: number;
     topics: { topic: string; partitions: { partition: number; offset: string }[] }[];
   }): Promise<unknown>;
+  addOffsetsToTxn(request: { transactionalId: string; producerId: string; producerEpoch: number; groupId: string }): Promise<unknown>;
+  txnOffsetCommit(request: {
+    transactionalId: string; groupId: string; producerId: string; producerEpoch: number;
+    topics: { topic: string; partitions: { partition: number; offset: string }[] }[];
+  }): Promise<unknown>;
 }
 
 /** The part of a kafkajs 2.2.4 cluster used here. */
@@ -18,11 +23,14 @@ export interface KafkajsCluster {
   disconnect(): Promise<void>;
   addTargetTopic(topic: string): Promise<void>;
   fetchTopicsOffset(topics: { topic: string; fromBeginning: boolean; partitions: { partition: number }[] }[]): Promise<{ topic: string; partitions: { partition: number; offset: string }[] }[]>;
-  findGroupCoordinator(request: { groupId: string }): Promise<KafkajsBroker>;
+  /** coordinatorType TRANSACTION_COORDINATOR finds a transactional id's coordinator (groupId: the id). */
+  findGroupCoordinator(request: { groupId: string; coordinatorType?: number }): Promise<KafkajsBroker>;
 }
 
 export const READ_UNCOMMITTED = 0;
 export const READ_COMMITTED = 1;
+/** kafkajs's COORDINATOR_TYPES.TRANSACTION (FindCoordinator's key type 1). */
+export const TRANSACTION_COORDINATOR = 1;
 
 export function kafkajsCluster(kafka: Kafka, isolationLevel: number, purpose: string): KafkajsCluster {
   const create = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster');

@@ -41,11 +41,14 @@ const MAX_WAIT_MS = 1_000;
  * How much one fetch may bring back, per partition and in all. kafkajs holds a whole response, and
  * its decoded records, at once: at 20 MB per partition and 64 MB per response, nine consumers of a
  * lagging worker kept Buffers of 100-300 MB alive in spikes (10,000-page bench crawl, one worker:
- * peak RSS 647-717 MB, 576 MB at these bounds, 535-549 MB at 1 MB and 4 MB where the crawl also
- * slowed down). A record larger than either bound still arrives, alone (KIP-74).
+ * peak RSS 647-717 MB, 576 MB at 4 MB and 16 MB, 535-549 MB at 1 MB and 4 MB where the crawl also
+ * slowed down). 2 MB and 8 MB came with the producer of engine/kafka/txn-producer.ts, whose client
+ * adds ~25 MB of code to a worker: at 4/16 MB a worker peaked at 562-601 MB, at 2/8 MB at 535-584
+ * (mean 550, against 559 before both changes) for ~0.1 ms a page of CPU. A record larger than
+ * either bound still arrives, alone (KIP-74).
  */
-const MAX_BYTES_PER_PARTITION = 4 * 1024 * 1024;
-const MAX_BYTES = 16 * 1024 * 1024;
+const MAX_BYTES_PER_PARTITION = 2 * 1024 * 1024;
+const MAX_BYTES = 8 * 1024 * 1024;
 
 export class ProcessorRunner<S = unknown> {
   readonly hosts = new Map<number, Promise<KafkaTaskHost<S> | undefined>>();

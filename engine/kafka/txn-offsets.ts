@@ -1,28 +1,33 @@
-// Group offsets inside a transaction, asked again while the broker answers CONCURRENT_TRANSACTIONS
-// (the producer's previous transaction is still being completed). kafkajs 2.2.4 retries that answer
-// for produce requests but not for AddOffsetsToTxn or TxnOffsetCommit, where it gives up at once; the
-// Java client retries it everywhere. Given up, it failed the whole transaction (seen in a two-worker
-// crawl on Kafka 4.4): every task of the worker re-opened from its last commit.
-import type { Transaction } from 'kafkajs';
+// Group offsets inside a transaction, asked again while the broker answers with an error that passes:
+// CONCURRENT_TRANSACTIONS (the producer's previous transaction is still being completed), a group
+// coordinator still loading or moved, or partitions the coordinator does not know yet (just after
+// topics grew). The requests go through kafkajs's cluster (engine/kafka/txn-producer.ts), which
+// gives up at once; kafkajs's own producer retried the last three and the Java client retries them
+// all. Given up, the whole transaction failed (seen in a two-worker crawl on Kafka 4.4): every task of
+// the worker re-opened from its last commit and redid its fetches in flight.
+import type { GroupOffsetsInTxn, OpenTransaction } from './txn-producer.js';
 
-type Offsets = Parameters<Transaction['sendOffsets']>[0];
+type Offsets = GroupOffsetsInTxn;
 
 /** How long a transaction keeps asking before it fails: the broker's markers take milliseconds. */
 const GIVE_UP_MS = 10_000;
 const FIRST_WAIT_MS = 20;
 const MAX_WAIT_MS = 500;
 
-const concurrent = (err: unknown) => (err as { type?: string }).type === 'CONCURRENT_TRANSACTIONS';
+/** Broker errors that pass; sendOffsets looks the coordinators up again on every attempt. */
+const PASSING = new Set(['CONCURRENT_TRANSACTIONS', 'COORDINATOR_LOAD_IN_PROGRESS', 'COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR', 'UNKNOWN_TOPIC_OR_PARTITION']);
 
-/** `transaction.sendOffsets(offsets)`, asked again while the broker answers CONCURRENT_TRANSACTIONS. */
-export async function sendOffsetsInTransaction(transaction: Pick<Transaction, 'sendOffsets'>, offsets: Offsets, giveUpMs = GIVE_UP_MS): Promise<number> {
+const passing = (err: unknown) => PASSING.has((err as { type?: string }).type ?? '');
+
+/** `transaction.sendOffsets(offsets)`, asked again while the broker answers an error that passes. */
+export async function sendOffsetsInTransaction(transaction: Pick<OpenTransaction, 'sendOffsets'>, offsets: Offsets, giveUpMs = GIVE_UP_MS): Promise<number> {
   const started = performance.now();
   for (let attempt = 0; ; attempt++) {
     try {
       await transaction.sendOffsets(offsets);
       return attempt;
     } catch (err) {
-      if (!concurrent(err) || performance.now() - started >= giveUpMs) throw err;
+      if (!passing(err) || performance.now() - started >= giveUpMs) throw err;
       await new Promise((r) => setTimeout(r, Math.min(FIRST_WAIT_MS * 2 ** attempt, MAX_WAIT_MS)));
     }
   }

@@ -1,8 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Kafka, RecordMetadata, TopicMessages } from 'kafkajs';
+import type { RecordMetadata, TopicMessages } from 'kafkajs';
 import type { TaskCommit } from '../task/task-records.js';
 import { KafkaNames } from './kafka-names.js';
+import type { TxnProducer } from './txn-producer.js';
 import { WorkerTransactions, type CommitParticipant } from './worker-transactions.js';
 
 /** A producer that records what each transaction sent and lets the test hold a commit open. */
@@ -10,13 +11,12 @@ function fakeKafka() {
   const transactions: { sent: TopicMessages[]; committed: boolean }[] = [];
   let hold: Promise<void> | undefined;
   let releaseHold = () => {};
-  const producer = {
-    connect: async () => {},
-    disconnect: async () => {},
-    transaction: async () => {
+  const producer: TxnProducer = {
+    close: async () => {},
+    begin: async () => {
       const t = { sent: [] as TopicMessages[], committed: false };
       return {
-        sendBatch: async ({ topicMessages }: { topicMessages: TopicMessages[] }): Promise<RecordMetadata[]> => {
+        send: async (topicMessages: TopicMessages[]): Promise<RecordMetadata[]> => {
           t.sent.push(...topicMessages);
           return topicMessages.flatMap((tm) => tm.messages.map((m) => ({ topicName: tm.topic, partition: m.partition ?? 0, errorCode: 0, baseOffset: '0' })));
         },
@@ -31,7 +31,7 @@ function fakeKafka() {
     },
   };
   return {
-    kafka: { producer: () => producer } as unknown as Kafka,
+    openProducer: async () => producer,
     transactions,
     holdCommits() {
       hold = new Promise((r) => (releaseHold = r));
@@ -69,7 +69,7 @@ describe('worker transactions', () => {
   it('should release a task whose hand-over ended while a transaction was on the wire, in the next transaction', async () => {
     const fake = fakeKafka();
     const names = new KafkaNames('t.');
-    const tx = new WorkerTransactions({ kafka: fake.kafka, names, transactionalId: 'w', intervalMs: 1, logger: { info() {}, warn() {} }, onFailure: (e) => assert.fail(e) });
+    const tx = new WorkerTransactions({ openProducer: fake.openProducer, names, transactionalId: 'w', intervalMs: 1, logger: { info() {}, warn() {} }, onFailure: (e) => assert.fail(e) });
     await tx.start();
     const task = member('dedup/2');
     tx.add(task);

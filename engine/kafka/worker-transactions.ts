@@ -5,28 +5,27 @@
 // follows the workers, not the tasks. Claims and releases of tasks (engine/kafka/task-owners.ts) ride
 // in the same transactions. A failed transaction leaves this worker unable to tell what is committed:
 // it stops committing and tells the runtime, which abandons every task, fences its own producer
-// (reset) and re-opens the tasks it owns from their last commit.
-import type { Kafka, Producer } from 'kafkajs';
-import { CompressionTypes } from 'kafkajs';
+// (reset) and re-opens the tasks it owns from their last commit. The producer is opened through
+// `openProducer` (engine/kafka/txn-producer.ts: @platformatic/kafka, see there why).
 import type { Logger } from '../api.js';
 import type { Committer } from '../task/task-commit.js';
 import type { KafkaNames } from './kafka-names.js';
 import { ownerRecord } from './task-owners.js';
 import { transactionRecords, type CommitParticipant, type GroupOffsets, type Part } from './transaction-records.js';
 import { sendOffsetsInTransaction } from './txn-offsets.js';
+import type { TxnProducer } from './txn-producer.js';
 import { chunks, recordEnds } from './sent-records.js';
 import { afterFailure } from './restart-backoff.js';
 
 export { COUNTER_KEY, COUNTER_PREFIX, POSITION_KEY, type CommitParticipant } from './transaction-records.js';
 
 export interface WorkerTransactionsOptions {
-  kafka: Kafka;
+  /** A new transactional producer under `transactionalId`, initialised: it has fenced every earlier one under that id. */
+  openProducer: () => Promise<TxnProducer>;
   names: KafkaNames;
   transactionalId: string;
   /** Least time between two transactions while there is work; default DEFAULT_COMMIT_INTERVAL_MS. */
   intervalMs?: number;
-  /** Producer compression (measured: none pays on loopback; see README). */
-  compression?: CompressionTypes;
   logger: Logger;
   /** A transaction failed: nothing more is committed until reset(). Must return at once. */
   onFailure: (err: Error, fenced: boolean) => void;
@@ -54,7 +53,7 @@ const COMMIT_TIMEOUT_MS = 30_000;
 interface Claim { task: string; resolve: () => void; reject: (err: Error) => void }
 
 export class WorkerTransactions implements Committer {
-  private producer: Producer | undefined;
+  private producer: TxnProducer | undefined;
   private readonly members = new Set<CommitParticipant>();
   private claims: Claim[] = [];
   /** Tasks claimed and not released: after a failure they are released at once (see reset). */
@@ -78,10 +77,7 @@ export class WorkerTransactions implements Committer {
 
   /** Connects the producer; its first InitProducerId fences any earlier producer under our id. */
   async start(): Promise<void> {
-    const producer = this.o.kafka.producer({ transactionalId: this.o.transactionalId, idempotent: true, maxInFlightRequests: 1, transactionTimeout: 60_000 });
-    await producer.connect();
-    await (await producer.transaction()).abort();
-    this.producer = producer;
+    this.producer = await this.o.openProducer();
   }
 
   /**
@@ -92,7 +88,7 @@ export class WorkerTransactions implements Committer {
   async reset(): Promise<void> {
     const old = this.producer;
     this.producer = undefined;
-    void old?.disconnect().catch(() => {});
+    void old?.close().catch(() => {});
     for (let attempt = 0; !this.stopped; attempt++) {
       try {
         await this.start();
@@ -109,23 +105,23 @@ export class WorkerTransactions implements Committer {
   }
 
   /**
-   * After topics grew (a new partition count), a new producer under the same id: kafkajs refreshes a
-   * producer's metadata only every few minutes, and until then it cannot write to the new partitions.
+   * After topics grew (a new partition count), a new producer under the same id, with metadata that
+   * knows the new partitions.
    * Called with every task stopped; it waits for a transaction still under way.
    */
   async renew(): Promise<void> {
     while (this.running) await new Promise((r) => setTimeout(r, 10));
     const old = this.producer;
     this.producer = undefined;
-    await old?.disconnect().catch(() => {});
+    await old?.close().catch(() => {});
     await this.start();
   }
 
   private async releaseAll(): Promise<void> {
-    const t = await this.producer!.transaction();
+    const t = await this.producer!.begin();
     try {
       const messages = [...this.claimed].map((task) => ownerRecord(task, this.o.transactionalId, true));
-      await t.sendBatch({ topicMessages: [{ topic: this.o.names.taskOwners, messages }] });
+      await t.send([{ topic: this.o.names.taskOwners, messages }]);
       await t.commit();
     } catch (err) {
       void t.abort().catch(() => {});
@@ -138,7 +134,7 @@ export class WorkerTransactions implements Committer {
     this.stopped = true;
     clearTimeout(this.timer);
     this.wake?.();
-    await this.producer?.disconnect().catch(() => {});
+    await this.producer?.close().catch(() => {});
   }
 
   /** True while a transaction runs or is due. */
@@ -282,7 +278,7 @@ export class WorkerTransactions implements Committer {
     const producer = this.producer;
     if (!producer) throw new Error('the worker producer is not connected');
     const t0 = performance.now();
-    const transaction = await producer.transaction();
+    const transaction = await producer.begin();
     const ends = new Map<string, number>();
     const took: string[] = [];
     const step = (what: string, since: number) => took.push(`${what} ${Math.round(performance.now() - since)} ms`);
@@ -290,7 +286,7 @@ export class WorkerTransactions implements Committer {
     try {
       for (const chunk of chunks([...byTopic].map(([topic, messages]) => ({ topic, messages })))) {
         const sent = performance.now();
-        const results = await transaction.sendBatch({ topicMessages: chunk, compression: this.o.compression ?? CompressionTypes.None });
+        const results = await transaction.send(chunk);
         step('send', sent);
         recordEnds(chunk, results, ends);
       }
@@ -330,7 +326,7 @@ export class WorkerTransactions implements Committer {
       }
     } catch (err) {
       offsets.clear(); // every task re-opens from its changelogs; offsets are sent again as they move
-      // Not awaited: after a broker failure kafkajs may retry the abort for minutes; reset() ends it.
+      // Not awaited: after a broker failure the client may retry the abort for a minute; reset() ends it.
       void transaction.abort().catch(() => {});
       if (err instanceof Error) err.message = `${err.message} (${doing})`;
       throw err;

@@ -79,7 +79,7 @@ export async function runKafkaReplay<S>(o: KafkaReplayOptions<S>): Promise<Repla
     owners = new TaskOwners({ kafka: cluster.kafka, admin: cluster.admin, topic: names.taskOwners, me: transactionalId, logger: o.logger, graceMs: HANDOVER_GRACE_MS });
     let reopening = Promise.resolve();
     const commits = (transactions = new WorkerTransactions({
-      kafka: cluster.kafka, names, transactionalId, logger: o.logger,
+      openProducer: () => cluster.transactionalProducer(transactionalId), names, transactionalId, logger: o.logger,
       onFailure: (err) => {
         o.logger.warn(`replay ${plan.id}: a transaction failed (${err.message}); re-opening its tasks from their last commit`);
         reopening = reopening.then(() => reopenAll(runners, commits)).catch((e: Error) => o.logger.warn(`replay ${plan.id}: re-opening failed: ${e.message}`));
