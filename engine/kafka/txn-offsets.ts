@@ -14,10 +14,21 @@ const GIVE_UP_MS = 10_000;
 const FIRST_WAIT_MS = 20;
 const MAX_WAIT_MS = 500;
 
-/** Broker errors that pass; sendOffsets looks the coordinators up again on every attempt. */
-const PASSING = new Set(['CONCURRENT_TRANSACTIONS', 'COORDINATOR_LOAD_IN_PROGRESS', 'COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR', 'UNKNOWN_TOPIC_OR_PARTITION']);
+/**
+ * Broker errors that pass, by their protocol code: clients name them differently (kafkajs says
+ * GROUP_COORDINATOR_NOT_AVAILABLE where the protocol says COORDINATOR_NOT_AVAILABLE), and a set of
+ * names matched only the ones spelled alike, so a coordinator that moved failed the whole transaction.
+ * sendOffsets looks the coordinators up again on every attempt.
+ */
+const PASSING_CODES = new Set([
+  3, // UNKNOWN_TOPIC_OR_PARTITION
+  14, // COORDINATOR_LOAD_IN_PROGRESS
+  15, // COORDINATOR_NOT_AVAILABLE
+  16, // NOT_COORDINATOR
+  51, // CONCURRENT_TRANSACTIONS
+]);
 
-const passing = (err: unknown) => PASSING.has((err as { type?: string }).type ?? '');
+const passing = (err: unknown) => PASSING_CODES.has((err as { code?: number }).code ?? -1);
 
 /** `transaction.sendOffsets(offsets)`, asked again while the broker answers an error that passes. */
 export async function sendOffsetsInTransaction(transaction: Pick<OpenTransaction, 'sendOffsets'>, offsets: Offsets, giveUpMs = GIVE_UP_MS): Promise<number> {
