@@ -49,7 +49,7 @@ Kafka mode (services: docker compose up -d, or scripts/dev-services.sh up):
          (a processor's stored name selects it too: simhash-bands, sink; see README, stored names)
          [--allow-network CIDR]... [--data-dir DIR] [--parser-module FILE] [--processor-module FILE]...
          [--warc-dir DIR] [--metrics-port N (9464, 9465, … one per worker) [--metrics-host H]]
-         [--commit-interval DUR (200ms)] [--handover-grace DUR (5s)] [--stop-grace DUR (30s)]
+         [--commit-interval DUR (100ms)] [--handover-grace DUR (5s)] [--stop-grace DUR (30s)]
   seed --brokers B [--topic-prefix P] --schema-registry URL [crawl-level options of crawl] URL...
        (crawl-level: user agent, depth, budgets, delays, --recrawl…, --scope…, --resolve, --render, --max-in-flight-per-ip)
   status --brokers B [--topic-prefix P] [--wait-idle] [--timeout S]

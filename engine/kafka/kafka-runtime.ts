@@ -29,7 +29,7 @@ export interface KafkaRuntimeOptions<S> {
   dataDir: string;
   logger: Logger;
   sessionTimeoutMs?: number;
-  /** Least time between the worker's transactions while it has work (default 200 ms). */
+  /** Least time between the worker's transactions while it has work (default 100 ms). */
   commitIntervalMs?: number;
   /** How long a task's new owner waits for a silent previous owner to release it before fencing it (default HANDOVER_GRACE_MS). */
   handoverGraceMs?: number;

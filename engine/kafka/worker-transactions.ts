@@ -32,15 +32,11 @@ export interface WorkerTransactionsOptions {
 }
 
 /**
- * Transactions are at least this far apart while there is work. One transaction serves every task of
- * the worker, so its cost per page falls as the worker gets busier; each hop of a record waits up to
- * this long. Kafka Streams uses 100 ms under exactly-once; here every transaction also writes a marker
- * into each partition it touched, which every group reading that partition fetches and skips, and at
- * 200 ms a bench crawl cost 9 % less CPU a page with one worker and 16 % less with two (all
- * processes, alternated runs, bench/levers.json) for a hop that waits up to a fifth of the default
- * host delay.
+ * Transactions are at least this far apart while there is work (Kafka Streams' default under
+ * exactly-once). One transaction serves every task of the worker, so its cost per page falls as the
+ * worker gets busier; each hop of a record waits up to this long.
  */
-export const DEFAULT_COMMIT_INTERVAL_MS = 200;
+export const DEFAULT_COMMIT_INTERVAL_MS = 100;
 
 /** A transaction slower than this is told: new owners of tasks wait on it, and so do the crawl's hops. */
 const SLOW_TRANSACTION_MS = 2_000;
