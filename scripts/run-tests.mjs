@@ -15,7 +15,7 @@
 // Each file's temporary files (TMPDIR) go to a directory of its own, removed when the file passes and
 // kept, and named, when it fails: a whole run used to leave ~190 MB of crawls' data directories behind.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { besideSlots, groupUnits, nextToStart, order, pacedSlots, planFile } from './test-plan.mjs';
@@ -149,5 +149,10 @@ const byTier = Object.keys(counts).filter((t) => counts[t]).map((t) => `${t} ${d
 console.log(`# ${done.length} file(s) in ${wall.toFixed(0)} s (time in files: ${byTier.join(', ')})`);
 if (flaky.length) console.log(`# FLAKY (failed, then passed on their one retry; see their first run above): ${flaky.join(', ')}`);
 if (failed.length) console.log(`# FAILED: ${failed.map((r) => r.path).join(', ')}`);
-else removeTmp(runTmp);
+// Empty unless a run failed (a flaky file's first run too): what such a run left is kept where its output said.
+try {
+  rmdirSync(runTmp);
+} catch {
+  console.log(`# temporary files of the runs that failed are kept under ${runTmp}`);
+}
 process.exit(failed.length ? 1 : 0);
