@@ -8,17 +8,13 @@ import {
 import { deduped, normalized } from '../../contract/topics.js';
 import { SeenFilter } from './seen-filter.js';
 import { SeenCache } from './seen-cache.js';
-import { fingerprint64 } from '../../url/fingerprint.js';
+import { fingerprint64, hostFingerprintKeys, type HostFingerprint } from '../../url/fingerprint.js';
 import type { CanonicalEntry, CanonicalUrl } from '../../schemas/records.js';
 import { canonicalBatches, canonicalEntries } from '../../contract/url-batch.js';
 import { scoreStep } from '../../focus/rank.js';
 
 /** Key: the URL's host (routing) and its 64-bit fingerprint. Only the fingerprint is stored. */
-export interface SeenKey {
-  host: string;
-  hi: number;
-  lo: number;
-}
+export type SeenKey = HostFingerprint;
 
 /** How many times a URL was found, and (a focused crawl) the best score step it was passed on with, -1 for none. */
 export interface Seen {
@@ -42,17 +38,7 @@ const EMPTY = Buffer.alloc(0);
 export const seenSetStore = defineStore<SeenKey, Seen>({
   name: 'seen-set',
   description: 'Fingerprints (64-bit) of every canonical URL passed on, with how often it was found, by host bucket; a Bloom filter in memory in front.',
-  keys: {
-    routingKey: (k) => k.host,
-    encode: (k) => {
-      const b = Buffer.allocUnsafe(8);
-      b.writeUInt32BE(k.hi, 0);
-      b.writeUInt32BE(k.lo, 4);
-      return b;
-    },
-    // The host is not stored (8 bytes per URL instead of ~30); entries() callers only need the fingerprint.
-    decode: (b) => ({ host: '', hi: b.readUInt32BE(0), lo: b.readUInt32BE(4) }),
-  },
+  keys: hostFingerprintKeys,
   values: discoveries,
 });
 

@@ -4,7 +4,7 @@
 import avro from 'avsc';
 import { avroBytes, defineStore, type ValueCodec } from '../../engine/api.js';
 import type { DiscoveryKind } from '../../schemas/records.js';
-import { fingerprint64 } from '../../url/fingerprint.js';
+import { fingerprint64, hostFingerprintKeys, type HostFingerprint } from '../../url/fingerprint.js';
 import { focusRank } from '../../focus/rank.js';
 
 export type UrlPhase = 'ready' | 'in-flight' | 'waiting' | 'stopped';
@@ -46,11 +46,7 @@ export interface UrlState {
   lost: number;
 }
 
-export interface UrlKey {
-  host: string;
-  hi: number;
-  lo: number;
-}
+export type UrlKey = HostFingerprint;
 
 export function urlKey(host: string, url: string): UrlKey {
   return { host, ...fingerprint64(url) };
@@ -100,17 +96,7 @@ function urlStateValues(): ValueCodec<UrlState> {
 export const urlsStore = defineStore<UrlKey, UrlState>({
   name: 'urls',
   description: 'Every URL the host queued: phase, importance, validators (ETag, Last-Modified, digest), recrawl interval and due time, change history.',
-  keys: {
-    routingKey: (k) => k.host,
-    encode: (k) => {
-      const b = Buffer.allocUnsafe(8);
-      b.writeUInt32BE(k.hi, 0);
-      b.writeUInt32BE(k.lo, 4);
-      return b;
-    },
-    // The host is not stored (8 bytes per URL): callers that scan know which host they asked for.
-    decode: (b) => ({ host: '', hi: b.readUInt32BE(0), lo: b.readUInt32BE(4) }),
-  },
+  keys: hostFingerprintKeys,
   values: urlStateValues(),
 });
 
