@@ -32,27 +32,33 @@ function byteLength(v: Buffer | string | null | undefined): number {
 export function recordEnds(chunk: TopicMessages[], results: RecordMetadata[], ends: Map<string, number>): void {
   // kafkajs skips, without a word, messages for a partition its metadata does not know yet (a topic
   // grown by scale): the transaction would commit without them. Every partition written to must
-  // have answered, or the transaction fails and its work is redone.
-  const answered = new Set(results.map((r) => `${r.topicName}/${r.partition}`));
+  // have answered, or the transaction fails and its work is redone. (Looked up by topic, then by
+  // partition number: a "topic/partition" string made for each of a transaction's thousands of
+  // records was the worker's costliest code of its own.)
+  const answered = new Map<string, Set<number>>();
+  for (const r of results) byTopic(answered, r.topicName, () => new Set<number>()).add(r.partition);
+  const sent = new Map<string, Map<number, number>>();
   for (const t of chunk) {
+    const partitions = answered.get(t.topic);
+    const counts = t.topic.endsWith('.changelog') ? byTopic(sent, t.topic, () => new Map<number, number>()) : undefined;
     for (const m of t.messages) {
-      if (!answered.has(`${t.topic}/${m.partition}`)) throw new Error(`the producer did not send to ${t.topic}/${m.partition} (no metadata for that partition yet)`);
-    }
-  }
-  const sent = new Map<string, number>();
-  for (const t of chunk) {
-    if (!t.topic.endsWith('.changelog')) continue;
-    for (const m of t.messages) {
-      const id = `${t.topic}/${m.partition}`;
-      sent.set(id, (sent.get(id) ?? 0) + 1);
+      const p = m.partition as number;
+      if (!partitions?.has(p)) throw new Error(`the producer did not send to ${t.topic}/${m.partition} (no metadata for that partition yet)`);
+      counts?.set(p, (counts.get(p) ?? 0) + 1);
     }
   }
   for (const r of results) {
-    const id = `${r.topicName}/${r.partition}`;
-    const n = sent.get(id);
+    const n = sent.get(r.topicName)?.get(r.partition);
     if (n === undefined) continue;
+    const id = `${r.topicName}/${r.partition}`;
     ends.set(id, Math.max(ends.get(id) ?? 0, Number(r.baseOffset ?? '0') + n));
   }
+}
+
+function byTopic<T>(map: Map<string, T>, topic: string, make: () => T): T {
+  let v = map.get(topic);
+  if (v === undefined) map.set(topic, (v = make()));
+  return v;
 }
 
 /**
@@ -63,17 +69,22 @@ export function recordEnds(chunk: TopicMessages[], results: RecordMetadata[], en
  */
 export function* chunks(topics: TopicMessages[]): Generator<TopicMessages[]> {
   interface Queue { topic: string; messages: Message[]; sizes: number[]; next: number }
-  const queues = new Map<string, Queue>();
+  // Partitions in the order first met; found by topic, then partition number (no string per record).
+  const order: Queue[] = [];
+  const queues = new Map<string, Map<number | undefined, Queue>>();
   for (const t of topics) {
+    const ofTopic = byTopic(queues, t.topic, () => new Map<number | undefined, Queue>());
     for (const m of t.messages) {
-      const id = `${t.topic}/${m.partition}`;
-      let q = queues.get(id);
-      if (!q) queues.set(id, (q = { topic: t.topic, messages: [], sizes: [], next: 0 }));
+      let q = ofTopic.get(m.partition);
+      if (!q) {
+        ofTopic.set(m.partition, (q = { topic: t.topic, messages: [], sizes: [], next: 0 }));
+        order.push(q);
+      }
       q.messages.push(m);
       q.sizes.push(recordBytes(m));
     }
   }
-  let open = [...queues.values()];
+  let open = order;
   while (open.length > 0) {
     const request = new Map<string, Message[]>();
     let total = 0;

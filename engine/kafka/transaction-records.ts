@@ -49,12 +49,25 @@ export function transactionRecords(parts: readonly Part[], claims: readonly { ta
     if (!list) byTopic.set(topic, (list = []));
     list.push(m);
   };
+  // Outputs by their logical topic, whose name strings the processors share: no physical name built
+  // and hashed for each of a transaction's thousands of records.
+  const outputsOf = new Map<string, Message[]>();
+  const outputs = (logical: string) => {
+    let list = outputsOf.get(logical);
+    if (!list) {
+      const topic = names.topic(logical);
+      list = byTopic.get(topic);
+      if (!list) byTopic.set(topic, (list = []));
+      outputsOf.set(logical, list);
+    }
+    return list;
+  };
   for (const c of claims) push(names.taskOwners, ownerRecord(c.task, transactionalId, false));
   for (const { m, commit, leaving } of parts) {
     const { node, partition } = m;
     if (commit) {
       for (const o of commit.outputs) {
-        push(names.topic(o.topic), { key: o.key, value: o.value, partition: partitionFor(o.key, m.partitions), timestamp: String(o.timestamp) });
+        outputs(o.topic).push({ key: o.key, value: o.value, partition: partitionFor(o.key, m.partitions), timestamp: String(o.timestamp) });
       }
       for (const { store, writes } of commit.stores) {
         const topic = names.changelog(node.storedName, store.storedName);
