@@ -9,6 +9,7 @@ import { Kafka, logLevel, type TopicMessages } from 'kafkajs';
 import { requireServices } from '../../test/support/services.js';
 import { chunks, recordEnds } from './sent-records.js';
 import { createTopics } from './topic-admin.js';
+import { sendOffsetsInTransaction } from './txn-offsets.js';
 import { errorNames, openTxnProducer, type TxnProducer } from './txn-producer.js';
 
 describe('the transactional producer on a real broker', () => {
@@ -91,6 +92,20 @@ describe('the transactional producer on a real broker', () => {
     } finally {
       await consumer.disconnect();
     }
+  });
+
+  it('should leave no connection open after close, however many groups sent their offsets at once', async () => {
+    const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
+    const before = sockets();
+    const p = await openTxnProducer({ brokers, transactionalId: `${topic}.e`, kafka });
+    const t = await p.begin();
+    await t.send([{ topic, messages: [{ key: 'o', value: Buffer.from('o'), partition: 0 }] }]);
+    // As a worker transaction sends them: every group's at once, each asking for the offsets connection.
+    await Promise.all([1, 2, 3].map((g) => sendOffsetsInTransaction(t, { consumerGroupId: `${group}.${g}`, topics: [{ topic, partitions: [{ partition: 0, offset: '1' }] }] })));
+    await t.commit();
+    await p.close();
+    for (let i = 0; i < 40 && sockets() > before; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(sockets(), before, 'every connection the producer opened is closed (a left one keeps the process from exiting)');
   });
 
   it('should be fenced by a new producer under the same id, its open transaction aborted', async () => {

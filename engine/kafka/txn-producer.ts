@@ -68,18 +68,24 @@ export async function openTxnProducer(o: TxnProducerOptions): Promise<TxnProduce
     timeout: o.transactionTimeoutMs ?? 60_000,
   });
   const unsubscribe = countRequests(o.onRequest);
-  let cluster: KafkajsCluster | undefined;
-  const offsetsCluster = async () => {
-    if (!cluster) {
-      const c = kafkajsCluster(o.kafka, READ_COMMITTED, 'commit group offsets in a transaction');
+  // One connection, however many groups' offsets ask for it at once: a transaction sends every
+  // group's together, and each of them making its own left all but one connected after close (a
+  // process that never exited, seen in the conformance suite).
+  let cluster: Promise<KafkajsCluster> | undefined;
+  const offsetsCluster = () => (cluster ??= (async () => {
+    const c = kafkajsCluster(o.kafka, READ_COMMITTED, 'commit group offsets in a transaction');
+    try {
       await c.connect();
-      cluster = c;
+      return c;
+    } catch (err) {
+      cluster = undefined; // the next transaction tries again
+      await c.disconnect().catch(() => {});
+      throw err;
     }
-    return cluster;
-  };
+  })());
   const close = async () => {
     unsubscribe();
-    await Promise.allSettled([producer.close(true), cluster?.disconnect()]);
+    await Promise.allSettled([producer.close(true), cluster?.then((c) => c.disconnect())]);
   };
   try {
     // An empty transaction: begun to run InitProducerId, then dropped without a request.
