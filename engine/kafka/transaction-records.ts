@@ -44,22 +44,18 @@ export type GroupOffsets = Map<string, Map<string, Map<number, string>>>;
  */
 export function transactionRecords(parts: readonly Part[], claims: readonly { task: string }[], names: KafkaNames, transactionalId: string, offsets: GroupOffsets): Map<string, Message[]> {
   const byTopic = new Map<string, Message[]>();
-  const push = (topic: string, m: Message) => {
+  const listOf = (topic: string) => {
     let list = byTopic.get(topic);
     if (!list) byTopic.set(topic, (list = []));
-    list.push(m);
+    return list;
   };
+  const push = (topic: string, m: Message) => listOf(topic).push(m);
   // Outputs by their logical topic, whose name strings the processors share: no physical name built
   // and hashed for each of a transaction's thousands of records.
   const outputsOf = new Map<string, Message[]>();
   const outputs = (logical: string) => {
     let list = outputsOf.get(logical);
-    if (!list) {
-      const topic = names.topic(logical);
-      list = byTopic.get(topic);
-      if (!list) byTopic.set(topic, (list = []));
-      outputsOf.set(logical, list);
-    }
+    if (!list) outputsOf.set(logical, (list = listOf(names.topic(logical))));
     return list;
   };
   for (const c of claims) push(names.taskOwners, ownerRecord(c.task, transactionalId, false));
